@@ -1,0 +1,475 @@
+/**
+ * THE server option table (Document 2 §2.7 plus the options the engine adds). The parser, the CLI
+ * help, docs/configuration.md and /v1alpha1/config all read this one table, so an option described
+ * here is described the same everywhere; adding an entry is all it takes to add an option.
+ */
+import type { ServerConfig } from '../core/config/types.js';
+
+/** How an option's raw text is read; the parser turns each kind into its config value. */
+export type OptionType =
+  | { readonly kind: 'string' }
+  | { readonly kind: 'url'; readonly schemes: readonly string[] }
+  | { readonly kind: 'integer'; readonly min?: number; readonly max?: number }
+  | { readonly kind: 'port' }
+  | { readonly kind: 'seconds' }
+  | { readonly kind: 'milliseconds'; readonly min?: number }
+  /** Takes a true/false value; on the command line the value may be left out to mean true. */
+  | { readonly kind: 'boolean' }
+  /** Switched on by its presence on the command line; its env var takes a boolean string. */
+  | { readonly kind: 'flag' }
+  | { readonly kind: 'enum'; readonly values: readonly string[] }
+  | {
+      readonly kind: 'list';
+      readonly values?: readonly string[];
+      /** For open lists: the shape each item must have, and how to say so in an error. */
+      readonly itemPattern?: RegExp;
+      readonly itemHint?: string;
+    }
+  /** CORS origins: `*`, or a comma list of scheme://host[:port] with optional `*.` subdomain. */
+  | { readonly kind: 'origins' }
+  | { readonly kind: 'json-object' };
+
+export type OptionValue = string | number | boolean | readonly string[] | Readonly<Record<string, unknown>>;
+
+/** The parts the flag-only connection options give; they compose a database URL. */
+export interface ConnectionParams {
+  host?: string;
+  port?: number;
+  user?: string;
+  password?: string;
+  dbname?: string;
+  options?: string;
+}
+
+/** A ServerConfig field, or a part of the database URL for the flag-only connection options. */
+export type OptionKey = keyof ServerConfig | `connection.${keyof ConnectionParams}`;
+
+export interface ServerOption {
+  readonly key: OptionKey;
+  /** Long flag without the leading dashes. */
+  readonly flag: string;
+  readonly short?: string;
+  /** Absent for the flag-only connection options. */
+  readonly env?: string;
+  readonly type: OptionType;
+  /** Placeholder shown in help, when the type's own one says too little. */
+  readonly valueName?: string;
+  readonly default?: OptionValue;
+  /** What the docs say when there is no default value, or it is not a plain value. */
+  readonly defaultText?: string;
+  readonly deprecated?: { readonly replacement: string };
+  /** `server` options come before `serve` on the command line (they may also follow it). */
+  readonly scope: 'server' | 'serve';
+  /** Whether the feature the option controls is built yet; the note says what applies. */
+  readonly inEffect: boolean;
+  readonly note?: string;
+  /** Never echoed back, not even in an error about its value. */
+  readonly secret?: boolean;
+  readonly description: string;
+}
+
+const PG_URL: OptionType = { kind: 'url', schemes: ['postgres', 'postgresql'] };
+const STRING: OptionType = { kind: 'string' };
+const BOOL: OptionType = { kind: 'boolean' };
+const FLAG: OptionType = { kind: 'flag' };
+const SECONDS: OptionType = { kind: 'seconds' };
+const COUNT: OptionType = { kind: 'integer', min: 1 };
+const MS: OptionType = { kind: 'milliseconds' };
+const REFETCH_MS: OptionType = { kind: 'milliseconds', min: 1 };
+
+const NOT_BUILT = (feature: string): string => `${feature}: not built yet; parsed and ignored`;
+const POOL_DEFAULT = 'default for the source given by the database URL';
+
+export const API_NAMES = ['metadata', 'graphql', 'pgdump', 'config'] as const;
+export const EXPERIMENTAL_FEATURES = [
+  'inherited_roles',
+  'optimise_permission_filters',
+  'naming_convention',
+  'streaming_subscriptions',
+  'gateway_federation',
+  'hide_update_many_fields',
+  'wh_string_numeric_input',
+  'hide_aggregation_predicates',
+  'hide_stream_fields',
+] as const;
+
+export const SERVER_OPTIONS = [
+  // ---- database connection (server flags) ----
+  {
+    key: 'databaseUrl', flag: 'database-url', env: 'SVC_GRAPHQL_DATABASE_URL', type: PG_URL, secret: true,
+    defaultText: 'none (embedded database in --data-dir)', scope: 'server', inEffect: true,
+    description: 'database URL, postgres://<user>:<password>@<host>:<port>/<db-name>; served as the `default` source',
+  },
+  {
+    key: 'metadataDatabaseUrl', flag: 'metadata-database-url', env: 'SVC_GRAPHQL_METADATA_DATABASE_URL', type: PG_URL,
+    secret: true, defaultText: 'the database URL', scope: 'server', inEffect: true,
+    description: 'database URL where metadata is stored',
+  },
+  {
+    key: 'connection.host', flag: 'host', type: STRING, scope: 'server', inEffect: true,
+    description: 'database host; with --dbname composes the database URL when --database-url is not given',
+  },
+  {
+    key: 'connection.port', flag: 'port', type: { kind: 'port' }, defaultText: 'none (5432)', scope: 'server',
+    inEffect: true, description: 'database port (the HTTP port is --server-port)',
+  },
+  { key: 'connection.user', flag: 'user', type: STRING, scope: 'server', inEffect: true, description: 'database user' },
+  {
+    key: 'connection.password', flag: 'password', type: STRING, secret: true, scope: 'server', inEffect: true,
+    description: 'database password',
+  },
+  {
+    key: 'connection.dbname', flag: 'dbname', type: STRING, scope: 'server', inEffect: true,
+    description: 'database name; with --host composes the database URL when --database-url is not given',
+  },
+  {
+    key: 'connection.options', flag: 'pg-connection-options', type: STRING, valueName: 'options', scope: 'server',
+    inEffect: true,
+    description: 'connection options passed as the URL `options` parameter, e.g. "-c extra_float_digits=3"',
+  },
+  {
+    key: 'noOfRetries', flag: 'retries', env: 'SVC_GRAPHQL_NO_OF_RETRIES', type: { kind: 'integer', min: 0 },
+    default: 1, deprecated: { replacement: 'pool_settings.retries in the source connection_info' }, scope: 'server',
+    inEffect: true, note: POOL_DEFAULT, description: 'retries on a database connection error',
+  },
+  {
+    key: 'dataDir', flag: 'data-dir', env: 'SVC_GRAPHQL_DATA_DIR', type: STRING, valueName: 'path',
+    default: './svc-data', scope: 'server', inEffect: true,
+    description: 'directory of the embedded database used when no database URL is given',
+  },
+
+  // ---- access control ----
+  {
+    key: 'adminSecret', flag: 'admin-secret', env: 'SVC_GRAPHQL_ADMIN_SECRET', type: STRING, secret: true,
+    scope: 'serve', inEffect: true,
+    description: 'admin secret; mandatory with webhook or JWT mode',
+  },
+  {
+    key: 'adminInternalErrors', flag: 'admin-internal-errors', env: 'SVC_GRAPHQL_ADMIN_INTERNAL_ERRORS', type: BOOL,
+    default: true, scope: 'serve', inEffect: true,
+    description: 'include `internal` information in error responses to admin requests',
+  },
+  {
+    key: 'devMode', flag: 'dev-mode', env: 'SVC_GRAPHQL_DEV_MODE', type: FLAG, default: false, scope: 'serve',
+    inEffect: true, description: 'include internal error details in error extensions for every request',
+  },
+  {
+    key: 'authHook', flag: 'auth-hook', env: 'SVC_GRAPHQL_AUTH_HOOK', type: { kind: 'url', schemes: ['http', 'https'] },
+    scope: 'serve', inEffect: false, note: NOT_BUILT('auth modes'), description: 'authentication webhook URL',
+  },
+  {
+    key: 'authHookMode', flag: 'auth-hook-mode', env: 'SVC_GRAPHQL_AUTH_HOOK_MODE',
+    type: { kind: 'enum', values: ['GET', 'POST'] }, default: 'GET', scope: 'serve', inEffect: false,
+    note: NOT_BUILT('auth modes'), description: 'HTTP method used to call the authentication webhook',
+  },
+  {
+    key: 'jwtSecret', flag: 'jwt-secret', env: 'SVC_GRAPHQL_JWT_SECRET', type: { kind: 'json-object' }, secret: true,
+    scope: 'serve', inEffect: false, note: NOT_BUILT('auth modes'),
+    description: 'JWT verification configuration: a JSON object with `type` and `key` and optional details',
+  },
+  {
+    key: 'unauthorizedRole', flag: 'unauthorized-role', env: 'SVC_GRAPHQL_UNAUTHORIZED_ROLE', type: STRING,
+    valueName: 'role', scope: 'serve', inEffect: false, note: NOT_BUILT('auth modes'),
+    description: 'role for requests without credentials (no admin secret, or no Authorization header in JWT mode)',
+  },
+  {
+    key: 'preserve401Errors', flag: 'preserve-401-errors', env: 'SVC_GRAPHQL_PRESERVE_401_ERRORS', type: FLAG,
+    default: false, scope: 'serve', inEffect: true,
+    description: 'answer 401 errors on /v1/graphql with status 401 instead of 200',
+  },
+
+  // ---- deprecated connection-pool options ----
+  {
+    key: 'pgConnections', flag: 'connections', short: 'c', env: 'SVC_GRAPHQL_PG_CONNECTIONS', type: COUNT,
+    default: 50, deprecated: { replacement: 'pool_settings.max_connections in the source connection_info' },
+    scope: 'serve', inEffect: true, note: POOL_DEFAULT, description: 'maximum connections per stripe',
+  },
+  {
+    key: 'pgConnLifetime', flag: 'conn-lifetime', env: 'SVC_GRAPHQL_PG_CONN_LIFETIME', type: SECONDS, default: 600,
+    deprecated: { replacement: 'pool_settings.connection_lifetime in the source connection_info' }, scope: 'serve',
+    inEffect: true, note: POOL_DEFAULT, description: 'connection lifetime; 0 never destroys an active connection',
+  },
+  {
+    key: 'pgStripes', flag: 'stripes', short: 's', env: 'SVC_GRAPHQL_PG_STRIPES', type: COUNT, default: 1,
+    deprecated: { replacement: 'pool_settings.max_connections in the source connection_info (no sub-pools)' },
+    scope: 'serve', inEffect: true, note: POOL_DEFAULT, description: 'number of sub-pools',
+  },
+  {
+    key: 'pgTimeout', flag: 'timeout', env: 'SVC_GRAPHQL_PG_TIMEOUT', type: SECONDS, default: 180,
+    deprecated: { replacement: 'pool_settings.idle_timeout in the source connection_info' }, scope: 'serve',
+    inEffect: true, note: POOL_DEFAULT, description: 'idle time before a connection is closed',
+  },
+  {
+    key: 'txIsolation', flag: 'tx-iso', short: 'i', env: 'SVC_GRAPHQL_TX_ISOLATION',
+    type: { kind: 'enum', values: ['read-committed', 'repeatable-read', 'serializable'] }, default: 'read-committed',
+    deprecated: { replacement: 'isolation_level in the source connection_info' }, scope: 'serve', inEffect: true,
+    note: POOL_DEFAULT, description: 'transaction isolation level',
+  },
+  {
+    key: 'usePreparedStatements', flag: 'use-prepared-statements', env: 'SVC_GRAPHQL_USE_PREPARED_STATEMENTS',
+    type: BOOL, default: true, deprecated: { replacement: 'use_prepared_statements in the source connection_info' },
+    scope: 'serve', inEffect: true, note: POOL_DEFAULT, description: 'use prepared statements',
+  },
+  {
+    key: 'queryPlanCacheSize', flag: 'query-plan-cache-size', env: 'SVC_GRAPHQL_QUERY_PLAN_CACHE_SIZE',
+    type: { kind: 'integer', min: 0, max: 65535 }, default: 4000,
+    deprecated: { replacement: 'nothing (the query plan cache is gone)' }, scope: 'serve', inEffect: false,
+    note: 'parsed for compatibility and ignored, as in the reference engine',
+    description: 'query plan cache size; 0 disables',
+  },
+  {
+    key: 'poolTimeout', flag: 'pool-timeout', env: 'SVC_GRAPHQL_POOL_TIMEOUT', type: SECONDS,
+    defaultText: 'wait forever', deprecated: { replacement: 'pool_settings.pool_timeout in the source connection_info' },
+    scope: 'serve', inEffect: true, note: POOL_DEFAULT, description: 'time to wait to acquire a database connection',
+  },
+
+  // ---- HTTP ----
+  {
+    key: 'serverHost', flag: 'server-host', env: 'SVC_GRAPHQL_SERVER_HOST', type: STRING, valueName: 'host',
+    default: '*', scope: 'serve', inEffect: true, description: 'host to listen on; `*` means all interfaces',
+  },
+  {
+    key: 'serverPort', flag: 'server-port', env: 'SVC_GRAPHQL_SERVER_PORT', type: { kind: 'port' }, default: 8080,
+    scope: 'serve', inEffect: true, description: 'HTTP port to listen on',
+  },
+  {
+    key: 'corsDomain', flag: 'cors-domain', env: 'SVC_GRAPHQL_CORS_DOMAIN', type: { kind: 'origins' },
+    scope: 'serve', inEffect: true,
+    description: 'allowed CORS origins: `*`, or a comma list such as https://app.example.com, http://localhost:3000, https://*.example.com',
+  },
+  {
+    key: 'disableCors', flag: 'disable-cors', env: 'SVC_GRAPHQL_DISABLE_CORS', type: FLAG, default: false,
+    scope: 'serve', inEffect: true, description: 'send no CORS headers',
+  },
+  {
+    key: 'maxRequestBodySize', flag: 'max-request-body-size', env: 'SVC_GRAPHQL_MAX_REQUEST_BODY_SIZE', type: COUNT,
+    valueName: 'bytes', default: 104857600, scope: 'serve', inEffect: true,
+    description: 'largest accepted request body, in bytes',
+  },
+  {
+    key: 'enabledApis', flag: 'enabled-apis', env: 'SVC_GRAPHQL_ENABLED_APIS', type: { kind: 'list', values: API_NAMES },
+    default: API_NAMES, scope: 'serve', inEffect: true, description: 'APIs that are served; the others answer 404',
+  },
+  {
+    key: 'consoleAssetsDir', flag: 'console-assets-dir', env: 'SVC_GRAPHQL_CONSOLE_ASSETS_DIR', type: STRING,
+    valueName: 'path', scope: 'serve', inEffect: false, note: NOT_BUILT('the console and its assets'),
+    description: 'directory to load console assets from',
+  },
+  {
+    key: 'enableConsole', flag: 'enable-console', env: 'SVC_GRAPHQL_ENABLE_CONSOLE', type: BOOL, default: false,
+    scope: 'serve', inEffect: false, note: NOT_BUILT('the console and its assets'),
+    description: 'serve the console on / and /console',
+  },
+  {
+    key: 'gracefulShutdownTimeout', flag: 'graceful-shutdown-timeout', env: 'SVC_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT',
+    type: SECONDS, default: 60, scope: 'serve', inEffect: true,
+    description: 'time to wait for in-flight work before shutting down; unfinished events are marked pending',
+  },
+
+  // ---- features ----
+  {
+    key: 'metadataDatabaseExtensionsSchema', flag: 'metadata-database-extensions-schema',
+    env: 'SVC_GRAPHQL_METADATA_DATABASE_EXTENSIONS_SCHEMA', type: STRING, valueName: 'schema', default: 'public',
+    scope: 'serve', inEffect: true, description: 'schema where extensions are installed in the metadata database',
+  },
+  {
+    key: 'enableAllowlist', flag: 'enable-allowlist', env: 'SVC_GRAPHQL_ENABLE_ALLOWLIST', type: BOOL, default: false,
+    scope: 'serve', inEffect: false, note: NOT_BUILT('allow-lists'),
+    description: 'only run queries that are in the allow-list',
+  },
+  {
+    key: 'enableLogCompression', flag: 'enable-log-compression', env: 'SVC_GRAPHQL_ENABLE_LOG_COMPRESSION', type: BOOL,
+    scope: 'serve', inEffect: false, note: NOT_BUILT('log compression and metrics shipping'),
+    description: 'send compressed logs to a metrics server',
+  },
+  {
+    key: 'enableMaintenanceMode', flag: 'enable-maintenance-mode', env: 'SVC_GRAPHQL_ENABLE_MAINTENANCE_MODE',
+    type: FLAG, default: false, scope: 'serve', inEffect: true, description: 'refuse metadata updates',
+  },
+  {
+    key: 'enableMetadataQueryLogging', flag: 'enable-metadata-query-logging',
+    env: 'SVC_GRAPHQL_ENABLE_METADATA_QUERY_LOGGING', type: FLAG, default: false, scope: 'serve', inEffect: true,
+    description: 'log the query of metadata requests',
+  },
+  {
+    key: 'enableRemoteSchemaPermissions', flag: 'enable-remote-schema-permissions',
+    env: 'SVC_GRAPHQL_ENABLE_REMOTE_SCHEMA_PERMISSIONS', type: FLAG, default: false, scope: 'serve', inEffect: false,
+    note: NOT_BUILT('remote schema permissions'), description: 'enable remote schema permissions',
+  },
+  {
+    key: 'enableTelemetry', flag: 'enable-telemetry', env: 'SVC_GRAPHQL_ENABLE_TELEMETRY', type: BOOL, default: true,
+    scope: 'serve', inEffect: false, note: NOT_BUILT('telemetry'),
+    description: 'anonymous telemetry',
+  },
+  {
+    key: 'experimentalFeatures', flag: 'experimental-features', env: 'SVC_GRAPHQL_EXPERIMENTAL_FEATURES',
+    type: { kind: 'list', values: EXPERIMENTAL_FEATURES }, default: [], scope: 'serve', inEffect: true,
+    note: 'each feature applies once it is built', description: 'experimental features to turn on',
+  },
+  {
+    key: 'inferFunctionPermissions', flag: 'infer-function-permissions', env: 'SVC_GRAPHQL_INFER_FUNCTION_PERMISSIONS',
+    type: BOOL, default: true, scope: 'serve', inEffect: false, note: NOT_BUILT('function permissions'),
+    description:
+      'infer permissions of stable/immutable functions from select permissions on their table; when false a function needs an explicit permission',
+  },
+  {
+    key: 'stringifyNumericTypes', flag: 'stringify-numeric-types', env: 'SVC_GRAPHQL_STRINGIFY_NUMERIC_TYPES',
+    type: BOOL, default: false, scope: 'serve', inEffect: true,
+    description: 'return bigint, numeric, decimal and double precision values as strings',
+  },
+  {
+    key: 'websocketCompression', flag: 'websocket-compression', env: 'SVC_GRAPHQL_CONNECTION_COMPRESSION', type: FLAG,
+    default: false, scope: 'serve', inEffect: false, note: NOT_BUILT('websockets'),
+    description: 'compress websocket messages',
+  },
+  {
+    key: 'schemaSyncPollInterval', flag: 'schema-sync-poll-interval', env: 'SVC_GRAPHQL_SCHEMA_SYNC_POLL_INTERVAL',
+    type: MS, default: 1000, scope: 'serve', inEffect: true,
+    description: 'how often to poll the metadata database for changes by other instances; 0 disables',
+  },
+  {
+    key: 'pluginConfig', flag: 'plugin-config', env: 'SVC_GRAPHQL_PLUGIN_CONFIG', type: STRING, valueName: 'path',
+    defaultText: 'none (config/plugins.json)', scope: 'serve', inEffect: true,
+    description: 'plugin config JSON file choosing and configuring the plugins to load',
+  },
+
+  // ---- logging ----
+  {
+    key: 'logLevel', flag: 'log-level', env: 'SVC_GRAPHQL_LOG_LEVEL',
+    type: { kind: 'enum', values: ['debug', 'info', 'warn', 'error'] }, default: 'info', scope: 'serve',
+    inEffect: true, description: 'logging level',
+  },
+  {
+    key: 'enabledLogTypes', flag: 'enabled-log-types', env: 'SVC_GRAPHQL_ENABLED_LOG_TYPES',
+    type: { kind: 'list', itemPattern: /^[a-z0-9]+(-[a-z0-9]+)*$/i, itemHint: 'log type names (letters, digits, dashes)' },
+    default: ['startup', 'http-log', 'webhook-log', 'websocket-log'], scope: 'serve', inEffect: true,
+    description: 'log types that are written',
+  },
+
+  // ---- background work ----
+  {
+    key: 'asyncActionsFetchInterval', flag: 'async-actions-fetch-interval',
+    env: 'SVC_GRAPHQL_ASYNC_ACTIONS_FETCH_INTERVAL', type: MS, defaultText: 'none', scope: 'serve', inEffect: false,
+    note: NOT_BUILT('async actions'), description: 'pause before refetching async actions after an empty fetch; 0 disables fetching',
+  },
+  {
+    key: 'eventsHttpPoolSize', flag: 'events-http-pool-size', env: 'SVC_GRAPHQL_EVENTS_HTTP_POOL_SIZE', type: COUNT,
+    default: 100, scope: 'serve', inEffect: false, note: NOT_BUILT('event triggers'),
+    description: 'maximum events delivered at once',
+  },
+  {
+    key: 'eventsFetchBatchSize', flag: 'events-fetch-batch-size', env: 'SVC_GRAPHQL_EVENTS_FETCH_BATCH_SIZE',
+    type: COUNT, default: 100, scope: 'serve', inEffect: false, note: NOT_BUILT('event triggers'),
+    description: 'maximum events fetched per batch',
+  },
+  {
+    key: 'eventsFetchInterval', flag: 'events-fetch-interval', env: 'SVC_GRAPHQL_EVENTS_FETCH_INTERVAL', type: MS,
+    defaultText: 'none (1000 ms applies)', scope: 'serve', inEffect: false, note: NOT_BUILT('event triggers'),
+    description: 'pause before refetching events after an empty fetch',
+  },
+  {
+    key: 'liveQueriesMultiplexedBatchSize', flag: 'live-queries-multiplexed-batch-size',
+    env: 'SVC_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_BATCH_SIZE', type: COUNT, default: 100, scope: 'serve', inEffect: false,
+    note: NOT_BUILT('live queries'), description: 'batch size of multiplexed live queries',
+  },
+  {
+    key: 'liveQueriesMultiplexedRefetchInterval', flag: 'live-queries-multiplexed-refetch-interval',
+    env: 'SVC_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL', type: REFETCH_MS, default: 1000, scope: 'serve',
+    inEffect: false, note: NOT_BUILT('live queries'), description: 'live query results are sent at most once per interval',
+  },
+  {
+    key: 'streamingQueriesMultiplexedBatchSize', flag: 'streaming-queries-multiplexed-batch-size',
+    env: 'SVC_GRAPHQL_STREAMING_QUERIES_MULTIPLEXED_BATCH_SIZE', type: COUNT, default: 100, scope: 'serve',
+    inEffect: false, note: NOT_BUILT('streaming subscriptions'), description: 'batch size of multiplexed streaming queries',
+  },
+  {
+    key: 'streamingQueriesMultiplexedRefetchInterval', flag: 'streaming-queries-multiplexed-refetch-interval',
+    env: 'SVC_GRAPHQL_STREAMING_QUERIES_MULTIPLEXED_REFETCH_INTERVAL', type: REFETCH_MS, default: 1000, scope: 'serve',
+    inEffect: false, note: NOT_BUILT('streaming subscriptions'),
+    description: 'streaming query results are sent at most once per interval',
+  },
+] as const satisfies readonly ServerOption[];
+
+/** The table, typed loosely for code that just iterates it. */
+export const OPTIONS: readonly ServerOption[] = SERVER_OPTIONS;
+
+/** ServerConfig fields no option fills; kept `never` by a compile-time check in the tests. */
+export type UncoveredConfigKeys = Exclude<keyof ServerConfig, (typeof SERVER_OPTIONS)[number]['key']>;
+
+export function findOption(flag: string): ServerOption | undefined {
+  return OPTIONS.find((o) => o.flag === flag);
+}
+
+/** `--server-port (SVC_GRAPHQL_SERVER_PORT)`: how errors and warnings name an option. */
+export function optionLabel(o: ServerOption): string {
+  return o.env ? `--${o.flag} (${o.env})` : `--${o.flag} (flag only)`;
+}
+
+export function formatDefault(o: ServerOption): string {
+  if (o.defaultText !== undefined) return o.defaultText;
+  const d = o.default;
+  if (d === undefined) return 'none';
+  if (Array.isArray(d)) return d.length === 0 ? 'none' : d.join(', ');
+  if (typeof d === 'object') return JSON.stringify(d);
+  return String(d);
+}
+
+export function typeLabel(t: OptionType): string {
+  switch (t.kind) {
+    case 'string':
+      return 'string';
+    case 'url':
+      return `URL (${t.schemes.map((s) => `${s}://`).join(' or ')})`;
+    case 'integer':
+      if (t.min !== undefined && t.max !== undefined) return `integer ${t.min}-${t.max}`;
+      return t.min !== undefined ? `integer >= ${t.min}` : 'integer';
+    case 'port':
+      return 'port (1-65535)';
+    case 'seconds':
+      return 'seconds';
+    case 'milliseconds':
+      return t.min ? `milliseconds >= ${t.min}` : 'milliseconds';
+    case 'boolean':
+      return 'true/false';
+    case 'flag':
+      return 'flag (env: true/false)';
+    case 'enum':
+      return t.values.join(' | ');
+    case 'list':
+      return t.values ? `comma list of ${t.values.join(', ')}` : 'comma list';
+    case 'origins':
+      return 'comma list of origins, or *';
+    case 'json-object':
+      return 'JSON object';
+  }
+}
+
+/** The placeholder after the flag in help, e.g. `<port>`; flags take none, booleans an optional one. */
+export function valuePlaceholder(o: ServerOption): string {
+  const t = o.type;
+  if (t.kind === 'flag') return '';
+  if (t.kind === 'boolean') return '[true|false]';
+  if (o.valueName) return `<${o.valueName}>`;
+  switch (t.kind) {
+    case 'enum':
+      return `<${t.values.join('|')}>`;
+    case 'integer':
+      return '<n>';
+    case 'milliseconds':
+      return '<ms>';
+    case 'json-object':
+      return '<json>';
+    default:
+      return `<${t.kind}>`;
+  }
+}
+
+/** The one-line help text: description, deprecation, env var and default. */
+export function helpDescription(o: ServerOption): string {
+  const parts = [o.description];
+  if (o.type.kind === 'list' && o.type.values) parts.push(`(any of: ${o.type.values.join(', ')})`);
+  if (o.deprecated) parts.push(`(deprecated: use ${o.deprecated.replacement})`);
+  parts.push(o.env ? `[env: ${o.env}]` : '[flag only]');
+  parts.push(`[default: ${formatDefault(o)}]`);
+  return parts.join(' ');
+}

@@ -1,0 +1,40 @@
+/**
+ * Who is asking. Auth-mode plugins turn an AuthRequest into a Session on the `onRequestAuth` hook;
+ * everything after authentication reads only the Session.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+
+export const ADMIN_ROLE = 'admin';
+
+export interface Session {
+  role: string;
+  /** Session variables with lower-cased `x-svc-*` names and string values; includes `x-svc-role`. */
+  variables: Readonly<Record<string, string>>;
+}
+
+export interface AuthRequest {
+  headers: IncomingHttpHeaders;
+  ip: string;
+  /** The parsed JSON body when the request had one (the webhook's POST mode forwards it). */
+  body?: unknown;
+  /** Headers an auth mode wants added to the response (a webhook's `Set-Cookie`). */
+  responseHeaders: Array<[string, string]>;
+}
+
+export const isAdmin = (s: Session): boolean => s.role === ADMIN_ROLE;
+
+/** Session variables from `x-svc-*` request headers, names lower-cased. */
+export function sessionVariablesFromHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (!lower.startsWith('x-svc-') || value === undefined) continue;
+    if (lower === 'x-svc-admin-secret' || lower === 'x-svc-access-key') continue;
+    vars[lower] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return vars;
+}
+
+export function makeSession(role: string, variables: Record<string, string>): Session {
+  return { role, variables: Object.freeze({ ...variables, 'x-svc-role': role }) };
+}

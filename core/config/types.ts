@@ -1,0 +1,79 @@
+/**
+ * The parsed server configuration: every option of Document 2 §2.7 (plus the few the engine adds),
+ * after flags, environment variables and defaults have been merged and checked. The option table
+ * in config/options.ts is the single description of each option; this type is its shape.
+ */
+import type { ApiName } from '../plugin.js';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type IsolationLevel = 'read-committed' | 'repeatable-read' | 'serializable';
+
+export interface ServerConfig {
+  // Database connection
+  databaseUrl?: string;
+  metadataDatabaseUrl?: string;
+  metadataDatabaseExtensionsSchema: string;
+  /** Directory for the embedded database used when no database URL is given. */
+  dataDir: string;
+
+  // Access control
+  adminSecret?: string;
+  adminInternalErrors: boolean;
+  devMode: boolean;
+  authHook?: string;
+  authHookMode: 'GET' | 'POST';
+  /** The raw JSON of --jwt-secret, already checked to be a JSON object. */
+  jwtSecret?: Record<string, unknown>;
+  unauthorizedRole?: string;
+  preserve401Errors: boolean;
+
+  // Deprecated connection-pool options (still parsed; used as defaults for sources)
+  pgConnections: number;
+  pgConnLifetime: number;
+  pgStripes: number;
+  pgTimeout: number;
+  txIsolation: IsolationLevel;
+  noOfRetries: number;
+  usePreparedStatements: boolean;
+  queryPlanCacheSize: number;
+  poolTimeout?: number;
+
+  // HTTP
+  serverHost: string;
+  serverPort: number;
+  corsDomain?: string[];
+  disableCors: boolean;
+  maxRequestBodySize: number;
+  enabledApis: ApiName[];
+  consoleAssetsDir?: string;
+  enableConsole: boolean;
+  gracefulShutdownTimeout: number;
+
+  // Features
+  enableAllowlist: boolean;
+  enableMaintenanceMode: boolean;
+  enableMetadataQueryLogging: boolean;
+  enableRemoteSchemaPermissions: boolean;
+  enableTelemetry: boolean;
+  enableLogCompression?: boolean;
+  experimentalFeatures: string[];
+  inferFunctionPermissions: boolean;
+  stringifyNumericTypes: boolean;
+  websocketCompression: boolean;
+  schemaSyncPollInterval: number;
+  pluginConfig?: string;
+
+  // Logging
+  logLevel: LogLevel;
+  enabledLogTypes: string[];
+
+  // Background work
+  asyncActionsFetchInterval?: number;
+  eventsHttpPoolSize: number;
+  eventsFetchBatchSize: number;
+  eventsFetchInterval?: number;
+  liveQueriesMultiplexedBatchSize: number;
+  liveQueriesMultiplexedRefetchInterval: number;
+  streamingQueriesMultiplexedBatchSize: number;
+  streamingQueriesMultiplexedRefetchInterval: number;
+}

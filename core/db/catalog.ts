@@ -1,0 +1,117 @@
+/**
+ * What a database-kind plugin's introspection returns: a database-neutral description of the
+ * tables, columns, keys and functions of one source. The schema cache resolves metadata against
+ * it, and the GraphQL schema generator reads types from it, so it carries no dialect-specific
+ * structure beyond type names.
+ */
+
+export interface CatalogColumn {
+  name: string;
+  /** 1-based position in the table, for stable ordering. */
+  position: number;
+  /** The database's own type name, e.g. `int4`, `text`, `timestamptz`, `_text` for arrays. */
+  type: string;
+  /** Schema of `type` (e.g. `pg_catalog`), to tell apart same-named user types in two schemas. */
+  typeSchema?: string;
+  /** For arrays: the element type name (e.g. `text` for `_text`); otherwise undefined. */
+  elementType?: string;
+  /** The type's category in the database: base, enum, composite, domain, range, array, ... */
+  typeKind: 'base' | 'enum' | 'composite' | 'domain' | 'range' | 'array' | 'pseudo' | 'other';
+  /** For domains: the base type name. */
+  baseType?: string;
+  nullable: boolean;
+  hasDefault: boolean;
+  /** Identity or generated-always columns cannot be inserted/updated directly. */
+  isIdentity: boolean;
+  /** For identity columns: `by_default` ones still accept explicit values on insert. */
+  identityGeneration?: 'always' | 'by_default';
+  isGenerated: boolean;
+  description: string | null;
+}
+
+export interface CatalogConstraint {
+  name: string;
+  columns: string[];
+}
+
+export interface CatalogForeignKey {
+  name: string;
+  columns: string[];
+  refTable: { schema: string; name: string };
+  refColumns: string[];
+}
+
+export interface CatalogTable {
+  schema: string;
+  name: string;
+  kind: 'table' | 'view' | 'materialized_view' | 'foreign_table' | 'partitioned_table';
+  description: string | null;
+  columns: CatalogColumn[];
+  primaryKey: CatalogConstraint | null;
+  uniqueConstraints: CatalogConstraint[];
+  foreignKeys: CatalogForeignKey[];
+  /** For views: whether rows can be inserted/updated/deleted through it. */
+  insertable: boolean;
+  updatable: boolean;
+  deletable: boolean;
+}
+
+export interface CatalogEnumType {
+  schema: string;
+  name: string;
+  values: string[];
+  description: string | null;
+}
+
+export interface CatalogFunctionArg {
+  name: string | null;
+  type: string;
+  /** Schema of `type`, as for columns. */
+  typeSchema?: string;
+  hasDefault: boolean;
+}
+
+export interface CatalogFunction {
+  schema: string;
+  name: string;
+  oid: number;
+  volatility: 'volatile' | 'stable' | 'immutable';
+  returnType: string;
+  returnTypeSchema: string;
+  returnsSet: boolean;
+  /** For functions returning a table's row type: `schema.name` of that table. */
+  returnsTable: { schema: string; name: string } | null;
+  args: CatalogFunctionArg[];
+  description: string | null;
+  language: string;
+}
+
+export interface DatabaseCatalog {
+  tables: CatalogTable[];
+  enums: CatalogEnumType[];
+  functions: CatalogFunction[];
+  /** Server version string, e.g. `15.4`. */
+  serverVersion: string;
+  /** Numeric form for feature checks, e.g. 150004 (PostgreSQL's server_version_num). */
+  serverVersionNum?: number;
+}
+
+export const tableKey = (t: { schema: string; name: string }): string => `${t.schema}.${t.name}`;
+
+/** Index a catalog for lookups by `schema.name`. */
+export function indexCatalog(c: DatabaseCatalog): {
+  tables: Map<string, CatalogTable>;
+  functions: Map<string, CatalogFunction[]>;
+  enums: Map<string, CatalogEnumType>;
+} {
+  const tables = new Map(c.tables.map((t) => [tableKey(t), t] as const));
+  const functions = new Map<string, CatalogFunction[]>();
+  for (const f of c.functions) {
+    const k = tableKey(f);
+    const list = functions.get(k);
+    if (list) list.push(f);
+    else functions.set(k, [f]);
+  }
+  const enums = new Map(c.enums.map((e) => [tableKey(e), e] as const));
+  return { tables, functions, enums };
+}

@@ -1,0 +1,174 @@
+/**
+ * Builds a running engine around the kernel: the database (a given URL, or the embedded one), the
+ * plugins of the plugin config, the metadata store and schema cache, the HTTP server, the schema
+ * sync poll, and an orderly shutdown. `serve` uses it; so do integration tests (with port 0).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { asValue } from 'awilix';
+import type { ServerConfig } from './config/types.js';
+import { createLogger, type Logger } from './logger.js';
+import { createKernel, type Kernel } from './kernel/kernel.js';
+import { DEFAULT_PLUGIN_CONFIG, loadPlugins } from './kernel/loader.js';
+import { MetadataStore } from './metadata/store.js';
+import { MetadataService } from './metadata/service.js';
+import { DATABASE_URL_ENV, defaultSource, initialMetadata } from './metadata/defaults.js';
+import { SourceConnections } from './schema-cache/connections.js';
+import { buildSchemaCache } from './schema-cache/builder.js';
+import { SchemaCacheRef } from './schema-cache/ref.js';
+import { createHttpApp } from './http/app.js';
+import { EMBEDDED_MAX_CONNECTIONS, startEmbeddedPostgres, type EmbeddedPostgres } from './embedded/pglite.js';
+import type { AnyPlugin } from './plugin.js';
+
+export interface EngineOptions {
+  warnings?: readonly string[];
+  logger?: Logger;
+  /** Environment for `{from_env}` references; defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Use these plugins instead of reading the plugin config (tests). */
+  plugins?: { plugins: AnyPlugin[]; options?: Record<string, unknown> };
+}
+
+export interface Engine {
+  readonly kernel: Kernel;
+  readonly server: Server;
+  readonly port: number;
+  readonly url: string;
+  readonly ref: SchemaCacheRef;
+  readonly service: MetadataService;
+  /** Stops accepting, drains in-flight requests (up to the graceful shutdown timeout), closes everything. */
+  close(reason?: string): Promise<void>;
+}
+
+export async function startEngine(config: ServerConfig, options: EngineOptions = {}): Promise<Engine> {
+  const logger = options.logger ?? createLogger({ level: config.logLevel, enabledTypes: config.enabledLogTypes });
+  for (const warning of options.warnings ?? []) logger.warn('startup', { kind: 'option', message: warning });
+
+  let embedded: EmbeddedPostgres | undefined;
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl && !config.metadataDatabaseUrl) {
+    embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, log: (level, message, detail) => logger.log('startup', level, { message, ...detail }) });
+    databaseUrl = embedded.url;
+    logger.info('startup', {
+      kind: 'database',
+      message: `no database URL given: using the embedded PostgreSQL (PGlite) with data in ${embedded.dataDir}. ` +
+        'It is meant for trying the engine and for development; for production set SVC_GRAPHQL_DATABASE_URL ' +
+        '(or --database-url) to postgres://<user>:<password>@<host>:<port>/<db-name>.',
+    });
+  }
+  const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env) };
+  if (databaseUrl) env[DATABASE_URL_ENV] = databaseUrl;
+  const metadataUrl = config.metadataDatabaseUrl ?? databaseUrl!;
+
+  const cleanups: Array<() => Promise<void>> = [];
+  const cleanup = async () => {
+    for (const fn of cleanups.reverse()) await fn().catch(() => {});
+  };
+  if (embedded) {
+    const e = embedded;
+    cleanups.push(() => e.stop());
+  }
+  try {
+    const loaded = options.plugins ?? (await loadPlugins(config.pluginConfig ?? DEFAULT_PLUGIN_CONFIG, config.enabledApis));
+    const kernel = await createKernel({ plugins: loaded.plugins, pluginOptions: loaded.options, config, logger, env });
+    cleanups.push(() => kernel.dispose());
+    logger.info('startup', { kind: 'plugins', loaded: kernel.pluginIds });
+
+    const store = new MetadataStore(metadataUrl, embedded ? EMBEDDED_MAX_CONNECTIONS : 2);
+    cleanups.push(() => store.close());
+    const source = () => defaultSource(config, databaseUrl !== undefined);
+    await store.init(() => initialMetadata(source()));
+
+    const connections = new SourceConnections();
+    cleanups.push(() => connections.closeAll());
+    const { container, hooks } = kernel;
+    const stored = await store.read();
+    const cache = await buildSchemaCache({ container, hooks, config, connections }, stored.metadata, stored.resourceVersion);
+    const ref = new SchemaCacheRef(cache);
+    for (const o of cache.inconsistentObjects) logger.warn('metadata', { message: 'inconsistent object', object: o });
+    const service = new MetadataService({ store, ref, connections, container, hooks, config, logger });
+    container.register({
+      metadataStore: asValue(store),
+      schemaCacheRef: asValue(ref),
+      sourceConnections: asValue(connections),
+      metadataService: asValue(service),
+      metadataDefaults: asValue({ defaultSource: source }),
+    });
+
+    const app = createHttpApp({
+      config,
+      hooks,
+      logger,
+      container,
+      isMetadataConsistent: () => ref.current.inconsistentObjects.length === 0,
+    });
+    const server = createServer(app.callback());
+    await listen(server, config.serverHost === '*' ? undefined : config.serverHost, config.serverPort);
+    const port = (server.address() as AddressInfo).port;
+    cleanups.push(() => closeServer(server, config.gracefulShutdownTimeout * 1000));
+
+    let poll: NodeJS.Timeout | undefined;
+    if (config.schemaSyncPollInterval > 0) {
+      let busy = false;
+      poll = setInterval(() => {
+        if (busy) return;
+        busy = true;
+        service
+          .syncFromStore()
+          .catch((e: unknown) => logger.error('schema-sync', { message: 'schema sync failed', error: String(e) }))
+          .finally(() => {
+            busy = false;
+          });
+      }, config.schemaSyncPollInterval);
+      poll.unref();
+      cleanups.push(async () => clearInterval(poll));
+    }
+
+    logger.info('startup', { kind: 'server', message: `server listening on port ${port}`, port, host: config.serverHost });
+    await hooks.onEvent.promise({ type: 'server.started', host: config.serverHost, port });
+
+    let closing: Promise<void> | undefined;
+    return {
+      kernel,
+      server,
+      port,
+      url: `http://127.0.0.1:${port}`,
+      ref,
+      service,
+      close(reason = 'shutdown requested') {
+        closing ??= (async () => {
+          logger.info('startup', { kind: 'shutdown', message: `shutting down: ${reason}` });
+          await hooks.onEvent.promise({ type: 'shutdown.started', reason }).catch(() => {});
+          await cleanup();
+        })();
+        return closing;
+      },
+    };
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
+}
+
+function listen(server: Server, host: string | undefined, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** Stops accepting; in-flight requests may finish until the timeout, then connections are cut. */
+function closeServer(server: Server, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
+    timer.unref();
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

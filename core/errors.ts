@@ -1,0 +1,137 @@
+/**
+ * Every error the engine reports to a client is an EngineError: an HTTP status, a code from the
+ * reference engine's list (JSON spelling), a JSON path into the request and, for admins only,
+ * internal detail. Errors that stop the engine from booting are BootErrors with an `E_*` code.
+ */
+
+/** Error codes as clients see them (the reference engine's `code` values). */
+export type ErrorCode =
+  | 'access-denied'
+  | 'already-exists'
+  | 'already-tracked'
+  | 'already-untracked'
+  | 'bad-request'
+  | 'busy'
+  | 'concurrent-update'
+  | 'connection-not-established'
+  | 'coercion-error'
+  | 'conflict'
+  | 'constraint-error'
+  | 'constraint-violation'
+  | 'cyclic-dependency'
+  | 'data-exception'
+  | 'dependency-error'
+  | 'invalid-configuration'
+  | 'invalid-headers'
+  | 'invalid-json'
+  | 'invalid-params'
+  | 'invalid-jwt'
+  | 'jwt-invalid-claims'
+  | 'jwt-missing-role-claims'
+  | 'method-not-allowed'
+  | 'not-exists'
+  | 'not-found'
+  | 'not-supported'
+  | 'parse-failed'
+  | 'permission-denied'
+  | 'permission-error'
+  | 'postgres-error'
+  | 'postgres-max-connections-error'
+  | 'remote-schema-conflicts'
+  | 'remote-schema-error'
+  | 'start-failed'
+  | 'unexpected'
+  | 'unexpected-payload'
+  | 'validation-failed'
+  | 'template-resolution-failed'
+  | 'timeout';
+
+export interface EngineErrorInit {
+  status?: number;
+  path?: string;
+  internal?: unknown;
+  cause?: unknown;
+}
+
+export class EngineError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  path: string;
+  readonly internal: unknown;
+
+  constructor(code: ErrorCode, message: string, init: EngineErrorInit = {}) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = 'EngineError';
+    this.code = code;
+    this.status = init.status ?? defaultStatus(code);
+    this.path = init.path ?? '$';
+    this.internal = init.internal;
+  }
+
+  /** A copy of this error whose path is prefixed, for errors raised deep inside a bulk or args. */
+  atPath(path: string): EngineError {
+    return new EngineError(this.code, this.message, {
+      status: this.status,
+      path,
+      internal: this.internal,
+      cause: this.cause,
+    });
+  }
+}
+
+function defaultStatus(code: ErrorCode): number {
+  switch (code) {
+    case 'access-denied':
+    case 'invalid-jwt':
+    case 'jwt-invalid-claims':
+    case 'jwt-missing-role-claims':
+    case 'invalid-headers':
+      return 400;
+    case 'conflict':
+      return 409;
+    case 'method-not-allowed':
+      return 405;
+    case 'not-found':
+      return 404;
+    case 'unexpected':
+      return 500;
+    default:
+      return 400;
+  }
+}
+
+export const isEngineError = (e: unknown): e is EngineError => e instanceof EngineError;
+
+/** Shorthands for the errors raised most often, so messages stay consistent. */
+export const errors = {
+  notExists: (message: string, path = '$.args') => new EngineError('not-exists', message, { path }),
+  alreadyExists: (message: string, path = '$.args') => new EngineError('already-exists', message, { path }),
+  parseFailed: (message: string, path = '$') => new EngineError('parse-failed', message, { path }),
+  validationFailed: (message: string, path = '$') => new EngineError('validation-failed', message, { path }),
+  notSupported: (message: string, path = '$') => new EngineError('not-supported', message, { path }),
+  accessDenied: (message = 'restricted access : admin only', path = '$') =>
+    new EngineError('access-denied', message, { path }),
+  unexpected: (message: string, internal?: unknown) => new EngineError('unexpected', message, { internal }),
+} as const;
+
+/** Codes for errors that stop the engine from booting; each names what is wrong. */
+export type BootErrorCode =
+  | 'E_PLUGIN_UNKNOWN'
+  | 'E_PLUGIN_DEPENDENCY_MISSING'
+  | 'E_PLUGIN_DEPENDENCY_CYCLE'
+  | 'E_PLUGIN_DUPLICATE'
+  | 'E_PLUGIN_OPTIONS_INVALID'
+  | 'E_PLUGIN_CONFIG_INVALID'
+  | 'E_OPTION_INVALID'
+  | 'E_DATABASE_UNAVAILABLE'
+  | 'E_DATA_DIR_LOCKED'
+  | 'E_CATALOG_MIGRATION';
+
+export class BootError extends Error {
+  readonly code: BootErrorCode;
+  constructor(code: BootErrorCode, message: string, options?: { cause?: unknown }) {
+    super(`${code}: ${message}`, options);
+    this.name = 'BootError';
+    this.code = code;
+  }
+}

@@ -1,0 +1,11 @@
+/**
+ * Notifications on the `onEvent` hook, tagged by `type` ('<domain>.<pastTense>'). Taps run in
+ * order and their results are ignored; long work is queued, not done inline.
+ */
+import type { SchemaCache } from './schema-cache/cache.js';
+
+export type PlatformEvent =
+  | { type: 'server.started'; host: string; port: number }
+  | { type: 'shutdown.started'; reason: string }
+  | { type: 'metadata.changed'; resourceVersion: number; origin: 'local' | 'remote' }
+  | { type: 'schema-cache.rebuilt'; cache: SchemaCache };

@@ -1,0 +1,163 @@
+/**
+ * Turns a validated operation into an execution plan: one step per root field, where a database
+ * field is one compiled statement. Plans are built once per (schema version, role, query text,
+ * operation name) and, when variables shape the statement, per their values; everything else is
+ * bound per request.
+ */
+import {
+  Kind,
+  getNamedType,
+  isObjectType,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLObjectType,
+  type OperationDefinitionNode,
+} from 'graphql';
+import { EngineError } from '../../errors.js';
+import type { CompiledStatement, SourceConnection } from '../../db/contract.js';
+import type { CompileOptions } from '../ir.js';
+import type { PlanContext, RoleSchema, RootFieldEntry } from '../schema-draft.js';
+import type { SchemaCache } from '../../schema-cache/cache.js';
+import { collectFields } from './collect.js';
+
+export type RootStep =
+  | { kind: 'typename'; key: string; value: string }
+  | { kind: 'db'; key: string; connection: SourceConnection; statement: CompiledStatement }
+  | { kind: 'namespace'; key: string; steps: RootStep[] }
+  | { kind: 'introspection'; key: string; field: FieldNode };
+
+export interface CompiledOperation {
+  steps: RootStep[];
+  /** Root introspection fields, run through graphql-js as one small document; null when none. */
+  introspection: DocumentNode | null;
+}
+
+export type OperationKind = 'query' | 'mutation' | 'subscription';
+
+/** A parsed, validated operation, shared by every request with the same text. */
+export interface PreparedOperation {
+  roleSchema: RoleSchema;
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  kind: OperationKind;
+  fragments: Record<string, FragmentDefinitionNode>;
+  /** Variables whose values shape the plan; the variant key is made of their values. */
+  structural: string[];
+  variants: Map<string, CompiledOperation>;
+}
+
+export const MAX_VARIANTS = 64;
+
+export function variantKey(structural: readonly string[], variables: Readonly<Record<string, unknown>>): string {
+  if (structural.length === 0) return '';
+  return JSON.stringify(structural.map((n) => variables[n] ?? null));
+}
+
+export function rootType(prepared: PreparedOperation): GraphQLObjectType {
+  const schema = prepared.roleSchema.schema;
+  const type =
+    prepared.kind === 'query' ? schema.getQueryType() : prepared.kind === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+  if (!type) throw new EngineError('validation-failed', `no ${prepared.kind}s exist`, { path: '$' });
+  return type;
+}
+
+/**
+ * Builds the plan for the given variable values. Returns the names of variables read for
+ * structure, so the caller can key the plan on them.
+ */
+export function compileOperation(
+  prepared: PreparedOperation,
+  cache: SchemaCache,
+  variables: Readonly<Record<string, unknown>>,
+  options: CompileOptions,
+): { compiled: CompiledOperation; structuralReads: Set<string> } {
+  const reads = new Set<string>();
+  const definitions = new Map(
+    (prepared.operation.variableDefinitions ?? []).map((d) => [d.variable.name.value, d] as const),
+  );
+  const ctx: PlanContext = {
+    schema: prepared.roleSchema.schema,
+    fragments: prepared.fragments,
+    role: prepared.roleSchema.role,
+    readVariable(name) {
+      reads.add(name);
+      return variables[name];
+    },
+    hasVariable: (name) => definitions.has(name),
+    variableType(name) {
+      const def = definitions.get(name);
+      return def ? printType(def.type) : undefined;
+    },
+  };
+  const type = rootType(prepared);
+  const roots =
+    prepared.kind === 'mutation' ? prepared.roleSchema.roots.mutation : prepared.kind === 'subscription' ? prepared.roleSchema.roots.subscription : prepared.roleSchema.roots.query;
+  const introspectionFields: FieldNode[] = [];
+  const steps = planSelection(type, prepared.operation, roots, cache, ctx, options, introspectionFields);
+  const introspection: DocumentNode | null =
+    introspectionFields.length === 0
+      ? null
+      : {
+          kind: Kind.DOCUMENT,
+          definitions: [
+            { ...prepared.operation, selectionSet: { kind: Kind.SELECTION_SET, selections: introspectionFields } },
+            ...Object.values(prepared.fragments),
+          ],
+        };
+  return { compiled: { steps, introspection }, structuralReads: reads };
+}
+
+function planSelection(
+  type: GraphQLObjectType,
+  node: { selectionSet: OperationDefinitionNode['selectionSet'] },
+  roots: ReadonlyMap<string, RootFieldEntry>,
+  cache: SchemaCache,
+  ctx: PlanContext,
+  options: CompileOptions,
+  introspectionFields: FieldNode[],
+): RootStep[] {
+  const steps: RootStep[] = [];
+  const fields = collectFields(type, node.selectionSet, ctx.fragments, (n) => ctx.readVariable(n));
+  for (const [key, nodes] of fields) {
+    const field = nodes[0]!;
+    const name = field.name.value;
+    if (name === '__typename') {
+      steps.push({ kind: 'typename', key, value: type.name });
+      continue;
+    }
+    if (name === '__schema' || name === '__type') {
+      introspectionFields.push(field);
+      steps.push({ kind: 'introspection', key, field });
+      continue;
+    }
+    const entry = roots.get(name);
+    if (!entry) throw new EngineError('validation-failed', `field '${name}' not found in type: '${type.name}'`, { path: `$.selectionSet.${name}` });
+    const merged = mergeFieldNodes(nodes);
+    if (entry.planner.kind === 'namespace') {
+      const nsType = getNamedType(type.getFields()[name]!.type);
+      if (!isObjectType(nsType) || !merged.selectionSet) throw new EngineError('validation-failed', `field '${name}' needs a selection set`, { path: `$.selectionSet.${name}` });
+      steps.push({ kind: 'namespace', key, steps: planSelection(nsType, { selectionSet: merged.selectionSet }, entry.planner.fields, cache, ctx, options, introspectionFields) });
+      continue;
+    }
+    const source = cache.sources.get(entry.planner.source);
+    if (!source) throw new EngineError('unexpected', `source "${entry.planner.source}" is not available`);
+    const ir = entry.planner.buildIR(merged, type, ctx);
+    steps.push({ kind: 'db', key, connection: source.connection, statement: source.connection.compileQuery(ir, options) });
+  }
+  return steps;
+}
+
+/** Fields with one response key are merged (validation guarantees they are compatible). */
+function mergeFieldNodes(nodes: FieldNode[]): FieldNode {
+  if (nodes.length === 1) return nodes[0]!;
+  const first = nodes[0]!;
+  const selections = nodes.flatMap((n) => n.selectionSet?.selections ?? []);
+  return { ...first, selectionSet: first.selectionSet ? { ...first.selectionSet, selections } : undefined };
+}
+
+function printType(t: NonNullable<OperationDefinitionNode['variableDefinitions']>[number]['type']): string {
+  if (t.kind === Kind.NON_NULL_TYPE) return `${printType(t.type)}!`;
+  if (t.kind === Kind.LIST_TYPE) return `[${printType(t.type)}]`;
+  return t.name.value;
+}

@@ -1,0 +1,149 @@
+/**
+ * The database-neutral query IR. The IR builder turns a validated GraphQL root field into one of
+ * these, with the role's permissions already folded in (permission filters and limits sit beside
+ * the user's own arguments); a database-kind plugin compiles it into one statement of its dialect.
+ *
+ * Values never carry SQL text. A value is a constant, a GraphQL variable (so one compiled plan
+ * serves every request with the same query text) or a session variable (so one plan serves every
+ * user of a role).
+ */
+
+export interface TableRef {
+  schema: string;
+  name: string;
+}
+
+/** A value placed into the statement as a parameter. `dbType` is the database type to cast to. */
+export type ValueIR =
+  | { kind: 'const'; value: unknown }
+  | { kind: 'variable'; name: string; path: readonly (string | number)[] }
+  | { kind: 'session'; name: string };
+
+export interface TypedValueIR {
+  value: ValueIR;
+  /** Database type name of the value; `array: true` means an array of that type. */
+  dbType: string;
+  array?: boolean;
+}
+
+/** Something scalar computed per row: a column, or a column cast to another type (jsonb `_cast`). */
+export type ScalarExprIR =
+  | { kind: 'column'; name: string; type: string }
+  | { kind: 'cast'; expr: ScalarExprIR; toType: string };
+
+export type ComparisonOp =
+  | '_eq' | '_neq' | '_gt' | '_lt' | '_gte' | '_lte'
+  | '_in' | '_nin' | '_is_null'
+  | '_like' | '_nlike' | '_ilike' | '_nilike' | '_similar' | '_nsimilar'
+  | '_regex' | '_nregex' | '_iregex' | '_niregex'
+  | '_contains' | '_contained_in' | '_has_key' | '_has_keys_any' | '_has_keys_all'
+  // Column-to-column comparisons, used by permissions.
+  | '_ceq' | '_cneq' | '_cgt' | '_clt' | '_cgte' | '_clte';
+
+export type BoolExpIR =
+  | { kind: 'true' }
+  | { kind: 'false' }
+  | { kind: 'and'; items: BoolExpIR[] }
+  | { kind: 'or'; items: BoolExpIR[] }
+  | { kind: 'not'; item: BoolExpIR }
+  /** `_is_null` carries a boolean value; `_in`/`_nin`/`_has_keys_*` carry arrays. */
+  | { kind: 'compare'; lhs: ScalarExprIR; op: ComparisonOp; rhs: TypedValueIR }
+  /** Column-to-column comparison; `root` refers to the outermost table of a permission filter. */
+  | { kind: 'compareColumn'; lhs: ScalarExprIR; op: ComparisonOp; rhs: { column: string; root: boolean } }
+  /** Through a relationship: EXISTS a related row (mapping: this column → target column) matching `where`. */
+  | { kind: 'relationship'; target: TableRef; mapping: Array<[string, string]>; where: BoolExpIR }
+  /** `_exists`: an uncorrelated EXISTS over any table of the source. */
+  | { kind: 'exists'; target: TableRef; where: BoolExpIR }
+  /** Aggregate predicate over an array relationship: e.g. count of related rows matching `filter` > 2. */
+  | {
+      kind: 'aggregatePredicate';
+      target: TableRef;
+      mapping: Array<[string, string]>;
+      fn: 'count' | 'bool_and' | 'bool_or';
+      args: string[];
+      distinct: boolean;
+      filter: BoolExpIR | null;
+      predicate: { op: ComparisonOp; rhs: TypedValueIR };
+    };
+
+export type OrderExprIR =
+  | { kind: 'column'; name: string; type: string }
+  /** Order by a column of an object relationship's target (one row at most). */
+  | { kind: 'objectRelationship'; target: TableRef; mapping: Array<[string, string]>; filter: BoolExpIR | null; expr: OrderExprIR }
+  /** Order by an aggregate over an array relationship (`count`, or `max.column`, ...). */
+  | {
+      kind: 'arrayAggregate';
+      target: TableRef;
+      mapping: Array<[string, string]>;
+      filter: BoolExpIR | null;
+      fn: 'count' | AggregateFn;
+      column?: { name: string; type: string };
+    };
+
+export interface OrderByIR {
+  expr: OrderExprIR;
+  direction: 'asc' | 'desc';
+  nulls: 'first' | 'last';
+}
+
+export type AggregateFn =
+  | 'sum' | 'avg' | 'min' | 'max'
+  | 'stddev' | 'stddev_pop' | 'stddev_samp'
+  | 'variance' | 'var_pop' | 'var_samp';
+
+export type FieldIR =
+  | { kind: 'column'; alias: string; name: string; type: string }
+  | { kind: 'typename'; alias: string; typeName: string }
+  | { kind: 'objectRelationship'; alias: string; mapping: Array<[string, string]>; select: SelectIR }
+  | { kind: 'arrayRelationship'; alias: string; mapping: Array<[string, string]>; select: SelectIR }
+  | { kind: 'arrayAggregate'; alias: string; mapping: Array<[string, string]>; aggregate: AggregateSelectIR };
+
+/** The rows a select reads and how: shared by list, single-row and aggregate selects. */
+export interface SelectFromIR {
+  from: TableRef;
+  /** The user's `where`. */
+  where: BoolExpIR | null;
+  /** The role's row filter; AND-ed with `where`. Null for admin. */
+  permissionFilter: BoolExpIR | null;
+  orderBy: OrderByIR[];
+  /** Column names for DISTINCT ON; the compiler orders by them first, as the database requires. */
+  distinctOn: string[];
+  limit: TypedValueIR | null;
+  offset: TypedValueIR | null;
+  /** The role's row cap (select permission `limit`); the compiler applies min(limit, cap). */
+  permissionLimit: number | null;
+}
+
+export interface SelectIR extends SelectFromIR {
+  fields: FieldIR[];
+}
+
+export type AggregateOpIR =
+  | { kind: 'count'; alias: string; columns: string[]; distinct: boolean }
+  | { kind: 'typename'; alias: string; typeName: string }
+  | {
+      kind: 'fn';
+      alias: string;
+      fn: AggregateFn;
+      fields: Array<{ kind: 'column'; alias: string; name: string; type: string } | { kind: 'typename'; alias: string; typeName: string }>;
+    };
+
+export type AggregateFieldIR =
+  | { kind: 'aggregate'; alias: string; ops: AggregateOpIR[] }
+  | { kind: 'nodes'; alias: string; fields: FieldIR[] }
+  | { kind: 'typename'; alias: string; typeName: string };
+
+export interface AggregateSelectIR extends SelectFromIR {
+  fields: AggregateFieldIR[];
+}
+
+/** One root field against a database source: what the database-kind plugin compiles. */
+export type RootFieldIR =
+  | { kind: 'select'; source: string; select: SelectIR; single: boolean }
+  | { kind: 'aggregate'; source: string; aggregate: AggregateSelectIR };
+
+/** Options that change the shape of compiled SQL for every query of a server. */
+export interface CompileOptions {
+  /** Return bigint, numeric, decimal and double precision values as strings. */
+  stringifyNumericTypes: boolean;
+}

@@ -1,0 +1,88 @@
+/**
+ * The koa application: request ids, CORS, gzip, structured http logs, error rendering, the health
+ * and version endpoints, and whatever routes API plugins add on `onHttpRoutes`.
+ */
+import { randomUUID } from 'node:crypto';
+import Koa from 'koa';
+import Router from '@koa/router';
+import compress from 'koa-compress';
+import type { AwilixContainer } from 'awilix';
+import { asValue } from 'awilix';
+import type { ServerConfig } from '../config/types.js';
+import type { KernelHooks } from '../hooks.js';
+import type { Logger } from '../logger.js';
+import { ENGINE_VERSION } from '../version.js';
+import { EngineError } from '../errors.js';
+import { cors } from './cors.js';
+import { renderError } from './error-response.js';
+import type { AppRouterState } from './types.js';
+
+export interface HttpAppDeps {
+  config: ServerConfig;
+  hooks: KernelHooks;
+  logger: Logger;
+  container: AwilixContainer;
+  /** Whether the live metadata has inconsistent objects (for /healthz?strict=true). */
+  isMetadataConsistent(): boolean;
+}
+
+export function createHttpApp(deps: HttpAppDeps): Koa<AppRouterState> {
+  const { config, hooks, logger, container } = deps;
+  const app = new Koa<AppRouterState>({ proxy: false });
+  app.silent = true;
+
+  app.use(async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const requestId = ctx.get('x-request-id') || randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('x-request-id', requestId);
+    const scope = container.createScope();
+    scope.register({ requestId: asValue(requestId) });
+    ctx.state.scope = scope;
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new EngineError('not-found', 'resource does not exist', { status: 404 });
+      }
+    } catch (e) {
+      renderError(ctx, e, config, logger);
+    } finally {
+      if (logger.enabled('http-log', 'info')) {
+        logger.info('http-log', {
+          request_id: requestId,
+          http_info: {
+            method: ctx.method,
+            url: ctx.path,
+            status: ctx.status,
+            ip: ctx.ip,
+            http_version: ctx.req.httpVersion,
+          },
+          operation: { request_id: requestId, query_execution_time: Number(process.hrtime.bigint() - started) / 1e9 },
+        });
+      }
+    }
+  });
+  if (!config.disableCors) app.use(cors(config.corsDomain));
+  app.use(compress({ threshold: 1024 }));
+
+  const router = new Router<AppRouterState>();
+  router.get('/healthz', (ctx) => {
+    const consistent = deps.isMetadataConsistent();
+    ctx.type = 'text/plain';
+    if (consistent) {
+      ctx.body = 'OK';
+    } else if (ctx.query['strict'] === 'true') {
+      ctx.status = 500;
+      ctx.body = 'ERROR';
+    } else {
+      ctx.body = 'WARN: inconsistent objects in schema';
+    }
+  });
+  router.get('/v1/version', (ctx) => {
+    ctx.body = { version: ENGINE_VERSION };
+  });
+  hooks.onHttpRoutes.call({ router });
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}

@@ -1,0 +1,35 @@
+/**
+ * Renders errors for the REST-style APIs (metadata, query, config): `{path, error, code}` with the
+ * error's status, plus `internal` only for admins (with --admin-internal-errors) or in dev mode.
+ */
+import type { Context } from 'koa';
+import { EngineError, isEngineError } from '../errors.js';
+import { isAdmin } from '../auth/session.js';
+import type { ServerConfig } from '../config/types.js';
+import type { Logger } from '../logger.js';
+import type { AppRouterState } from './types.js';
+
+export function toEngineError(e: unknown): EngineError {
+  if (isEngineError(e)) return e;
+  return new EngineError('unexpected', 'an unexpected error occurred', { status: 500, internal: String(e), cause: e });
+}
+
+export function mayShowInternal(ctx: Context, config: ServerConfig): boolean {
+  const state = ctx.state as Partial<AppRouterState>;
+  if (config.devMode) return true;
+  return config.adminInternalErrors && state.session !== undefined && isAdmin(state.session);
+}
+
+export function errorBody(err: EngineError, showInternal: boolean): Record<string, unknown> {
+  const body: Record<string, unknown> = { path: err.path, error: err.message, code: err.code };
+  if (showInternal && err.internal !== undefined) body['internal'] = err.internal;
+  return body;
+}
+
+export function renderError(ctx: Context, e: unknown, config: ServerConfig, logger: Logger): void {
+  const err = toEngineError(e);
+  if (err.status >= 500) logger.error('http-log', { request_id: (ctx.state as AppRouterState).requestId, error: String(e), stack: (e as Error)?.stack });
+  ctx.status = err.status;
+  ctx.type = 'application/json';
+  ctx.body = errorBody(err, mayShowInternal(ctx, config));
+}

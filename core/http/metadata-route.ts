@@ -1,0 +1,31 @@
+/**
+ * The POST handler shared by /v1/metadata, /v1/query and /v2/query: read the JSON body,
+ * authenticate, hand the body to the metadata service, answer its result.
+ */
+import type { Middleware } from 'koa';
+import type { AwilixContainer } from 'awilix';
+import type { KernelHooks } from '../hooks.js';
+import type { ServerConfig } from '../config/types.js';
+import type { Logger } from '../logger.js';
+import type { MetadataEndpoint } from '../metadata/operation.js';
+import type { MetadataService } from '../metadata/service.js';
+import { readJsonBody } from './body.js';
+import { authenticateRequest } from './auth.js';
+import type { AppRouterState } from './types.js';
+
+export function metadataRoute(container: AwilixContainer, endpoint: MetadataEndpoint): Middleware<AppRouterState> {
+  const hooks = container.resolve<KernelHooks>('hooks');
+  const config = container.resolve<ServerConfig>('config');
+  const logger = container.resolve<Logger>('logger');
+  return async (ctx) => {
+    const body = await readJsonBody(ctx, config.maxRequestBodySize);
+    const session = await authenticateRequest(ctx, hooks, body);
+    if (config.enableMetadataQueryLogging) {
+      logger.info('query-log', { request_id: ctx.state.requestId, endpoint, query: body });
+    }
+    const service = container.resolve<MetadataService>('metadataService');
+    const result = await service.handle(body, session, endpoint);
+    ctx.status = result.status ?? 200;
+    ctx.body = result.body;
+  };
+}

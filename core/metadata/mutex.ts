@@ -1,0 +1,10 @@
+/** Serialises metadata writes within one engine process (the store's version check covers others). */
+export class Mutex {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(fn, fn);
+    this.tail = result.catch(() => {});
+    return result;
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * The contract between the metadata service and operation handlers. A handler is a tap on
+ * `onMetadataOperation.for(type)`: it reads its args, changes `ctx.draft` in place (calling
+ * `ctx.markChanged()`), and returns the response body. The service runs the handlers of a request
+ * (one, or a bulk) against one draft, rebuilds the schema cache from it, and persists it only if
+ * every handler succeeded and no new inconsistency appeared: so a bulk is atomic.
+ */
+import type { AwilixContainer } from 'awilix';
+import type { DatabaseCatalog } from '../db/catalog.js';
+import type { DatabaseKind } from '../db/contract.js';
+import type { Session } from '../auth/session.js';
+import type { ServerConfig } from '../config/types.js';
+import type { SchemaCache } from '../schema-cache/cache.js';
+import type { MetadataDocument } from './types.js';
+
+export interface MetadataOperation {
+  type: string;
+  args: unknown;
+  version?: number;
+  resource_version?: number;
+}
+
+/** Which parts of the metadata a rebuild re-reads from the databases (reload_metadata). */
+export interface ReloadRequest {
+  /** `true` for all sources, or the names of the sources to introspect again. */
+  sources: boolean | string[];
+  remoteSchemas: boolean | string[];
+  recreateEventTriggers: boolean | string[];
+}
+
+/** Which API endpoint the operation arrived on; legacy names only dispatch on `/v1/query`. */
+export type MetadataEndpoint = 'metadata' | 'query' | 'schema';
+
+export interface OperationContext {
+  /** The working copy of the metadata, shared by every operation of one request. */
+  draft: MetadataDocument;
+  /** The live schema cache: the resolved state before this request. */
+  readonly cache: SchemaCache;
+  readonly session: Session;
+  readonly endpoint: MetadataEndpoint;
+  /** JSON path of this operation's args (`$.args`, or `$.args[2].args` inside a bulk). */
+  readonly path: string;
+  readonly config: ServerConfig;
+  readonly container: AwilixContainer;
+  /** The operation changed `draft`: rebuild and persist after the request. */
+  markChanged(): void;
+  /** Re-introspect databases when rebuilding (reload_metadata). */
+  requestReload(reload: ReloadRequest): void;
+  /** Persist even if the rebuilt metadata has inconsistencies (replace_metadata's flag). */
+  allowInconsistency(): void;
+  /** The database kind plugin serving a kind name (`postgres`) or prefix (`pg`). */
+  dbKind(kindOrPrefix: string): DatabaseKind;
+  /** The catalog of a source in `draft`: from the live cache, or introspected now for a new source. */
+  catalogFor(sourceName: string): Promise<DatabaseCatalog>;
+  /** The resolved cache after this request's changes, built on demand (for validating names). */
+  rebuildPreview(): Promise<SchemaCache>;
+}
+
+export interface OperationResult {
+  /** The JSON response body. */
+  body: unknown;
+  /** HTTP status; 200 unless the operation says otherwise. */
+  status?: number;
+}
+
+/** The standard body of a successful operation that returns nothing else. */
+export const SUCCESS: OperationResult = Object.freeze({ body: { message: 'success' } });

@@ -1,0 +1,259 @@
+/**
+ * Runs metadata requests: one operation or a bulk, dispatched by type on `onMetadataOperation`.
+ * All operations of a request work on one draft; the draft is rebuilt into a schema cache and
+ * persisted only if every operation succeeded and no new inconsistency appeared, so a failed bulk
+ * changes nothing. Writes are serialised in-process and checked against the stored
+ * resource_version across processes.
+ */
+import type { AwilixContainer } from 'awilix';
+import type { DatabaseCatalog } from '../db/catalog.js';
+import { requireDatabaseKind } from '../db/registry.js';
+import { EngineError, isEngineError } from '../errors.js';
+import type { KernelHooks } from '../hooks.js';
+import type { ServerConfig } from '../config/types.js';
+import type { Logger } from '../logger.js';
+import { isAdmin, type Session } from '../auth/session.js';
+import { buildSchemaCache, type BuilderDeps } from '../schema-cache/builder.js';
+import type { SchemaCache } from '../schema-cache/cache.js';
+import type { SchemaCacheRef } from '../schema-cache/ref.js';
+import type { SourceConnections } from '../schema-cache/connections.js';
+import type { MetadataStore } from './store.js';
+import type { InconsistentObject, MetadataDocument } from './types.js';
+import type { MetadataEndpoint, MetadataOperation, OperationContext, OperationResult, ReloadRequest } from './operation.js';
+import { Mutex } from './mutex.js';
+
+export interface MetadataServiceDeps {
+  store: MetadataStore;
+  ref: SchemaCacheRef;
+  connections: SourceConnections;
+  container: AwilixContainer;
+  hooks: KernelHooks;
+  config: ServerConfig;
+  logger: Logger;
+}
+
+interface RequestState {
+  changed: boolean;
+  reload: ReloadRequest | null;
+  allowInconsistent: boolean;
+  catalogs: Map<string, DatabaseCatalog>;
+  preview: { draftJson: string; cache: SchemaCache } | null;
+}
+
+export class MetadataService {
+  private readonly mutex = new Mutex();
+
+  constructor(private readonly deps: MetadataServiceDeps) {}
+
+  private get builderDeps(): BuilderDeps {
+    const { container, hooks, config, connections } = this.deps;
+    return { container, hooks, config, connections };
+  }
+
+  /** Handles one request body on a metadata endpoint for an authenticated session. */
+  async handle(body: unknown, session: Session, endpoint: MetadataEndpoint): Promise<OperationResult> {
+    if (!isAdmin(session)) throw new EngineError('access-denied', 'restricted access : admin only', { path: '$' });
+    const op = parseOperation(body, '$');
+    const bulk = op.type === 'bulk';
+    let ops: MetadataOperation[];
+    if (bulk) {
+      if (!Array.isArray(op.args)) throw new EngineError('parse-failed', 'expected Array, but encountered Object', { path: '$.args' });
+      ops = op.args.map((o, i) => parseOperation(o, `$.args[${i}]`));
+    } else {
+      ops = [op];
+    }
+    return this.mutex.run(() => this.run(ops, bulk, op.resource_version, session, endpoint));
+  }
+
+  /** Reloads the metadata from the store if another engine changed it; returns the live cache. */
+  async syncFromStore(): Promise<SchemaCache> {
+    return this.mutex.run(() => this.freshen());
+  }
+
+  private async freshen(): Promise<SchemaCache> {
+    const live = this.deps.ref.current;
+    const stored = await this.deps.store.resourceVersion();
+    if (stored === live.resourceVersion) return live;
+    const { metadata, resourceVersion } = await this.deps.store.read();
+    const cache = await buildSchemaCache(this.builderDeps, metadata, resourceVersion);
+    this.install(cache, 'remote');
+    return cache;
+  }
+
+  private install(cache: SchemaCache, origin: 'local' | 'remote'): void {
+    const previous = this.deps.ref.current;
+    this.deps.ref.swap(cache);
+    void this.deps.connections.retain(new Set(cache.metadata.sources.map((s) => s.name)));
+    if (cache.resourceVersion !== previous.resourceVersion) {
+      this.deps.logger.info('metadata', { message: 'metadata changed', resource_version: cache.resourceVersion, origin });
+      void this.deps.hooks.onEvent.promise({ type: 'metadata.changed', resourceVersion: cache.resourceVersion, origin });
+    }
+    void this.deps.hooks.onEvent.promise({ type: 'schema-cache.rebuilt', cache });
+  }
+
+  private async run(
+    ops: MetadataOperation[],
+    bulk: boolean,
+    resourceVersion: number | undefined,
+    session: Session,
+    endpoint: MetadataEndpoint,
+  ): Promise<OperationResult> {
+    const cache = await this.freshen();
+    if (resourceVersion !== undefined && resourceVersion !== cache.resourceVersion) {
+      throw new EngineError(
+        'conflict',
+        `metadata resource version referenced (${resourceVersion}) did not match current version`,
+        { status: 409, path: '$' },
+      );
+    }
+    const state: RequestState = { changed: false, reload: null, allowInconsistent: false, catalogs: new Map(), preview: null };
+    const draftRef = { draft: structuredClone(cache.metadata) as MetadataDocument };
+    const results: unknown[] = [];
+    let status = 200;
+
+    for (const [i, op] of ops.entries()) {
+      const opPath = bulk ? `$.args[${i}]` : '$';
+      const ctx = this.context(draftRef, cache, session, endpoint, `${opPath}.args`, state);
+      let result: OperationResult | undefined;
+      try {
+        const hook = this.deps.hooks.onMetadataOperation.get(op.type);
+        result = hook ? await hook.promise(op, ctx) : undefined;
+      } catch (e) {
+        throw withOperationPath(e, opPath, `${opPath}.args`);
+      }
+      if (!result) throw unknownOperation(op.type, endpoint, `${opPath}.type`);
+      results.push(result.body);
+      if (result.status !== undefined) status = result.status;
+    }
+
+    if (state.changed || state.reload) {
+      if (state.changed && this.deps.config.enableMaintenanceMode) {
+        throw new EngineError('not-supported', 'metadata cannot be modified in maintenance mode', { path: '$' });
+      }
+      const next = await this.preview(draftRef.draft, cache, state);
+      if (state.changed) {
+        const added = newInconsistencies(cache.inconsistentObjects, next.inconsistentObjects);
+        if (added.length > 0 && !state.allowInconsistent) {
+          throw new EngineError('unexpected', 'cannot continue due to new inconsistent metadata', {
+            path: '$.args',
+            internal: added,
+          });
+        }
+        next.resourceVersion = await this.deps.store.write(draftRef.draft, cache.resourceVersion);
+      }
+      this.install(next, 'local');
+    }
+    return { body: bulk ? results : results[0], status };
+  }
+
+  private async preview(draft: MetadataDocument, cache: SchemaCache, state: RequestState): Promise<SchemaCache> {
+    const draftJson = JSON.stringify(draft);
+    if (state.preview && state.preview.draftJson === draftJson) return state.preview.cache;
+    const catalogs = new Map(state.catalogs);
+    const reload = state.reload;
+    if (reload && reload.sources !== true) {
+      // Sources not named for reload keep the catalog they were built with.
+      const names = reload.sources === false ? [] : reload.sources;
+      for (const [name, source] of cache.sources) {
+        if (!names.includes(name) && !catalogs.has(name)) catalogs.set(name, source.catalog);
+      }
+    }
+    const built = await buildSchemaCache(this.builderDeps, structuredClone(draft), cache.resourceVersion, { catalogs });
+    for (const [name, source] of built.sources) state.catalogs.set(name, source.catalog);
+    state.preview = { draftJson, cache: built };
+    return built;
+  }
+
+  private context(
+    draftRef: { draft: MetadataDocument },
+    cache: SchemaCache,
+    session: Session,
+    endpoint: MetadataEndpoint,
+    path: string,
+    state: RequestState,
+  ): OperationContext {
+    const { container, config, connections } = this.deps;
+    return {
+      get draft() {
+        return draftRef.draft;
+      },
+      set draft(value: MetadataDocument) {
+        draftRef.draft = value;
+      },
+      cache,
+      session,
+      endpoint,
+      path,
+      config,
+      container,
+      markChanged: () => {
+        state.changed = true;
+      },
+      requestReload: (reload) => {
+        state.reload = reload;
+      },
+      allowInconsistency: () => {
+        state.allowInconsistent = true;
+      },
+      dbKind: (kindOrPrefix) => requireDatabaseKind(container, kindOrPrefix),
+      catalogFor: async (sourceName) => {
+        const known = state.catalogs.get(sourceName);
+        if (known) return known;
+        const meta = draftRef.draft.sources.find((s) => s.name === sourceName);
+        if (!meta) throw new EngineError('not-exists', `source with name "${sourceName}" does not exist`, { path });
+        const kind = requireDatabaseKind(container, meta.kind);
+        const catalog = await connections.get(meta.name, kind, meta.configuration).introspect();
+        state.catalogs.set(sourceName, catalog);
+        return catalog;
+      },
+      rebuildPreview: () => this.preview(draftRef.draft, cache, state),
+    };
+  }
+}
+
+function parseOperation(body: unknown, path: string): MetadataOperation {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new EngineError('parse-failed', `expected Object, but encountered ${jsonKind(body)}`, { path });
+  }
+  const o = body as Record<string, unknown>;
+  if (typeof o['type'] !== 'string') {
+    throw new EngineError('parse-failed', o['type'] === undefined ? 'key "type" not found' : 'expected String for "type"', {
+      path: o['type'] === undefined ? path : `${path}.type`,
+    });
+  }
+  const rv = o['resource_version'];
+  if (rv !== undefined && (typeof rv !== 'number' || !Number.isInteger(rv))) {
+    throw new EngineError('parse-failed', 'expected Int for "resource_version"', { path: `${path}.resource_version` });
+  }
+  const version = o['version'];
+  if (version !== undefined && typeof version !== 'number') {
+    throw new EngineError('parse-failed', 'expected Int for "version"', { path: `${path}.version` });
+  }
+  return { type: o['type'], args: o['args'] ?? {}, version: version as number | undefined, resource_version: rv as number | undefined };
+}
+
+function jsonKind(v: unknown): string {
+  if (v === null) return 'Null';
+  if (Array.isArray(v)) return 'Array';
+  return { string: 'String', number: 'Number', boolean: 'Boolean' }[typeof v as string] ?? 'Object';
+}
+
+function unknownOperation(type: string, endpoint: MetadataEndpoint, path: string): EngineError {
+  const where = { metadata: '/v1/metadata', query: '/v1/query', schema: '/v2/query' }[endpoint];
+  return new EngineError('parse-failed', `unknown operation type "${type}" on ${where}`, { path });
+}
+
+/** Re-roots an error raised inside an operation so its path points into the request body. */
+function withOperationPath(e: unknown, opPath: string, argsPath: string): unknown {
+  if (!isEngineError(e)) return e;
+  if (opPath === '$') return e;
+  if (e.path === '$') return e.atPath(argsPath);
+  if (e.path.startsWith('$.args')) return e.atPath(opPath + e.path.slice(1));
+  return e.atPath(opPath + e.path.slice(1));
+}
+
+function newInconsistencies(before: readonly InconsistentObject[], after: readonly InconsistentObject[]): InconsistentObject[] {
+  const key = (o: InconsistentObject) => `${o.type}\u0000${o.name}\u0000${o.reason}`;
+  const old = new Set(before.map(key));
+  return after.filter((o) => !old.has(key(o)));
+}

@@ -1,0 +1,110 @@
+/**
+ * Builds a SchemaCache snapshot from a metadata document: connects and introspects each source,
+ * resolves its metadata against the catalog, and collects what fails as inconsistent objects.
+ * Nothing here throws for a bad source or table: the rest of the metadata keeps serving.
+ */
+import type { AwilixContainer } from 'awilix';
+import type { DatabaseCatalog } from '../db/catalog.js';
+import { findDatabaseKind } from '../db/registry.js';
+import type { KernelHooks } from '../hooks.js';
+import type { ServerConfig } from '../config/types.js';
+import type { InconsistentObject, MetadataDocument, SourceMetadata } from '../metadata/types.js';
+import { ADMIN_ROLE } from '../auth/session.js';
+import { emptySchemaDraft, type RoleSchema } from '../graphql/schema-draft.js';
+import { assembleRoleSchema } from '../graphql/schema/index.js';
+import { resolveSource } from './resolve/index.js';
+import type { ResolvedSource } from './model.js';
+import type { SchemaCache } from './cache.js';
+import type { SourceConnections } from './connections.js';
+
+export interface BuildOptions {
+  /** Catalogs already introspected during this request, reused instead of introspecting again. */
+  catalogs?: ReadonlyMap<string, DatabaseCatalog>;
+}
+
+export interface BuilderDeps {
+  container: AwilixContainer;
+  hooks: KernelHooks;
+  config: ServerConfig;
+  connections: SourceConnections;
+}
+
+let nextVersion = 1;
+
+export async function buildSchemaCache(
+  deps: BuilderDeps,
+  metadata: MetadataDocument,
+  resourceVersion: number,
+  options: BuildOptions = {},
+): Promise<SchemaCache> {
+  const sources = new Map<string, ResolvedSource>();
+  const inconsistent: InconsistentObject[] = [];
+  await Promise.all(
+    metadata.sources.map(async (meta) => {
+      const result = await buildSource(deps, meta, options.catalogs?.get(meta.name));
+      if ('source' in result) {
+        sources.set(meta.name, result.source);
+        inconsistent.push(...result.inconsistencies);
+      } else {
+        inconsistent.push(result.inconsistent);
+      }
+    }),
+  );
+  // Keep the metadata's source order in reports, whatever order introspection finished in.
+  const order = new Map(metadata.sources.map((s, i) => [s.name, i] as const));
+  inconsistent.sort((a, b) => (order.get(sourceOf(a)) ?? 0) - (order.get(sourceOf(b)) ?? 0));
+
+  const roles = new Set<string>([ADMIN_ROLE]);
+  for (const source of sources.values()) {
+    for (const table of source.tables.values()) {
+      for (const map of Object.values(table.permissions)) for (const role of map.keys()) roles.add(role);
+    }
+  }
+
+  const schemas = new Map<string, Promise<RoleSchema>>();
+  const cache: SchemaCache = {
+    version: nextVersion++,
+    resourceVersion,
+    metadata,
+    sources,
+    inconsistentObjects: inconsistent,
+    roles,
+    schemaFor(role: string): Promise<RoleSchema> {
+      // Roles without any permission all see the same (empty) schema: build it once.
+      const key = roles.has(role) ? role : '';
+      let schema = schemas.get(key);
+      if (!schema) {
+        schema = deps.hooks.onSchemaBuild
+          .promise(emptySchemaDraft(), { role, cache, config: deps.config })
+          .then((draft) => assembleRoleSchema(draft, role));
+        schemas.set(key, schema);
+        schema.catch(() => schemas.delete(key));
+      }
+      return schema;
+    },
+  };
+  return cache;
+}
+
+type SourceBuild = { source: ResolvedSource; inconsistencies: InconsistentObject[] } | { inconsistent: InconsistentObject };
+
+async function buildSource(deps: BuilderDeps, meta: SourceMetadata, known?: DatabaseCatalog): Promise<SourceBuild> {
+  const fail = (reason: string): SourceBuild => ({
+    inconsistent: { type: 'source', name: `source ${meta.name}`, definition: meta, reason: `Inconsistent object: ${reason}` },
+  });
+  const kind = findDatabaseKind(deps.container, meta.kind);
+  if (!kind) return fail(`no database kind plugin serves "${meta.kind}"`);
+  try {
+    kind.validateConfiguration(meta.configuration, '$.configuration');
+    const connection = deps.connections.get(meta.name, kind, meta.configuration);
+    const catalog = known ?? (await connection.introspect());
+    return await resolveSource(meta, catalog, connection);
+  } catch (e) {
+    return fail((e as Error).message);
+  }
+}
+
+function sourceOf(o: InconsistentObject): string {
+  const m = / in source (\S+)$/.exec(o.name) ?? /^source (\S+)$/.exec(o.name);
+  return m?.[1] ?? '';
+}

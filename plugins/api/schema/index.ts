@@ -1,0 +1,17 @@
+/**
+ * Serves the schema API, `POST /v2/query`, where `run_sql` lives. Part of the `metadata` API of
+ * --enabled-apis.
+ */
+import { definePlugin } from '../../../core/plugin.js';
+import { metadataRoute } from '../../../core/http/metadata-route.js';
+
+export default definePlugin({
+  name: 'schema',
+  kind: 'api',
+  api: 'metadata',
+  register(container, hooks) {
+    hooks.onHttpRoutes.tap('api/schema', ({ router }) => {
+      router.post('/v2/query', metadataRoute(container, 'schema'));
+    });
+  },
+});

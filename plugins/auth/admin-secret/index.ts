@@ -1,0 +1,55 @@
+/**
+ * Admin access. With an admin secret configured, a matching `X-Svc-Admin-Secret` (or the legacy
+ * `X-Svc-Access-Key`) makes the request admin, and the admin may act as another role through
+ * `X-Svc-Role` with session variables from `X-Svc-*` headers; a wrong secret is refused. Without
+ * a secret, the `X-Svc-Role` header decides (default admin): the open development mode.
+ * A request without the header is left to the next auth mode (JWT, webhook, unauthorized role).
+ * Taps `onRequestAuth` at EARLY. Disabling it leaves only the other auth modes.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { definePlugin } from '../../../core/plugin.js';
+import { Stage } from '../../../core/hooks.js';
+import { EngineError } from '../../../core/errors.js';
+import { ADMIN_ROLE, makeSession, sessionVariablesFromHeaders } from '../../../core/auth/session.js';
+import type { IncomingHttpHeaders } from 'node:http';
+
+const PLUGIN_ID = 'auth/admin-secret';
+
+interface AdminSecretOptions {
+  secret?: string;
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function secretsMatch(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export default definePlugin<AdminSecretOptions>({
+  name: 'admin-secret',
+  kind: 'auth',
+  optionsSchema: {
+    type: 'object',
+    properties: { secret: { type: 'string', minLength: 1, nullable: true } },
+    additionalProperties: false,
+  },
+  optionsFromConfig: (config) => (config.adminSecret !== undefined ? { secret: config.adminSecret } : {}),
+  register(_container, hooks, { secret }) {
+    hooks.onRequestAuth.tap({ name: PLUGIN_ID, stage: Stage.EARLY }, (req) => {
+      const variables = sessionVariablesFromHeaders(req.headers);
+      const role = variables['x-svc-role'] ?? ADMIN_ROLE;
+      if (secret === undefined) return makeSession(role, variables);
+      const given = header(req.headers, 'x-svc-admin-secret') ?? header(req.headers, 'x-svc-access-key');
+      if (given === undefined) return undefined;
+      if (!secretsMatch(given, secret)) {
+        throw new EngineError('access-denied', 'invalid "x-svc-admin-secret"/"x-svc-access-key"', { status: 401 });
+      }
+      return makeSession(role, variables);
+    });
+  },
+});

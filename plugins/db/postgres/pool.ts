@@ -1,0 +1,328 @@
+/**
+ * One connection pool per `pg_` source. Everything the engine sends to a user database goes
+ * through here, so connection failures are retried and reported uniformly (and without secrets),
+ * and the hot path (`queryJsonText`) hands back the JSON text PostgreSQL built, unparsed, for the
+ * HTTP layer to stream as-is.
+ */
+import pg from 'pg';
+import type { PoolClient, PoolConfig, QueryResult, QueryResultRow } from 'pg';
+import type { IsolationLevel, ResolvedPgConnection } from './connection-info.js';
+import {
+  connectionEngineError,
+  errorDetail,
+  isConnectionError,
+  isPermanentConnectionError,
+  isStatementError,
+  scrubbedMessage,
+} from './pg-errors.js';
+
+export const APPLICATION_NAME = 'svc-graphql-engine';
+
+/** What can run statements: the pool itself, or one transaction's client. */
+export interface PgQueryable {
+  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>>;
+  /** Always a named (server-side prepared) statement; one name must always carry the same text. */
+  queryPrepared<R extends QueryResultRow = QueryResultRow>(
+    name: string,
+    text: string,
+    values?: readonly unknown[],
+  ): Promise<QueryResult<R>>;
+  /**
+   * The first column of the first row as PostgreSQL rendered it (json, jsonb and text are not
+   * parsed), or null for no row / SQL NULL. `name` prepares the statement only when the source
+   * has `use_prepared_statements` on, so callers may always pass one.
+   */
+  queryJsonText(name: string | undefined, text: string, values?: readonly unknown[]): Promise<string | null>;
+}
+
+export type PgHealthCheckResult =
+  | { status: 'OK'; error: null; timestamp: string }
+  | { status: 'TIMEOUT'; error: null; timestamp: string }
+  | { status: 'ERROR'; error: { message: string; extra?: { code?: string; severity?: string } }; timestamp: string }
+  | { status: 'FAILED'; error: string; timestamp: string };
+
+export interface PgSourcePoolOptions {
+  /** Errors of idle connections (e.g. the server restarted); without a listener they would crash the process. */
+  onIdleError?: (message: string) => void;
+}
+
+const identity = (v: string): string => v;
+/** Shared by every raw query: built once because it sits on the hot path. */
+const RAW_TYPES = { getTypeParser: (): ((v: string) => string) => identity };
+
+const BEGIN: Record<IsolationLevel, readonly [string, string]> = {
+  'read-committed': ['BEGIN ISOLATION LEVEL READ COMMITTED', 'BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY'],
+  'repeatable-read': ['BEGIN ISOLATION LEVEL REPEATABLE READ', 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'],
+  serializable: ['BEGIN ISOLATION LEVEL SERIALIZABLE', 'BEGIN ISOLATION LEVEL SERIALIZABLE READ ONLY'],
+};
+
+export function poolConfigFor(conn: ResolvedPgConnection): PoolConfig {
+  const t = conn.target;
+  const base: PoolConfig =
+    t.kind === 'url'
+      ? { connectionString: t.url }
+      : { host: t.host, port: t.port, user: t.user, password: t.password, database: t.database };
+  return {
+    ...base,
+    application_name: APPLICATION_NAME,
+    max: conn.pool.maxConnections,
+    idleTimeoutMillis: conn.pool.idleTimeoutSeconds * 1000,
+    // pg-pool treats 0 as "no limit", matching an absent pool_timeout.
+    connectionTimeoutMillis: (conn.pool.poolTimeoutSeconds ?? 0) * 1000,
+    maxLifetimeSeconds: conn.pool.connectionLifetimeSeconds,
+    // Idle connections must not keep a CLI command or a test run alive.
+    allowExitOnIdle: true,
+  };
+}
+
+export class PgSourcePool implements PgQueryable {
+  readonly usePreparedStatements: boolean;
+  readonly isolationLevel: IsolationLevel;
+  private readonly pool: pg.Pool;
+  private readonly retries: number;
+  private readonly secrets: readonly string[];
+  private closing: Promise<void> | undefined;
+
+  constructor(conn: ResolvedPgConnection, options: PgSourcePoolOptions = {}) {
+    this.usePreparedStatements = conn.usePreparedStatements;
+    this.isolationLevel = conn.isolationLevel;
+    this.retries = conn.pool.retries;
+    this.secrets = conn.secrets;
+    this.pool = new pg.Pool(poolConfigFor(conn));
+    const onIdleError = options.onIdleError;
+    this.pool.on('error', (err) => onIdleError?.(scrubbedMessage(err, this.secrets)));
+  }
+
+  /** Connections currently open / idle / callers waiting for one. */
+  get stats(): { total: number; idle: number; waiting: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+  }
+
+  async query<R extends QueryResultRow = QueryResultRow>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>> {
+    const client = await this.acquire();
+    return runOn(client, this.secrets, () => client.query<R>(text, values as unknown[] | undefined));
+  }
+
+  async queryPrepared<R extends QueryResultRow = QueryResultRow>(
+    name: string,
+    text: string,
+    values?: readonly unknown[],
+  ): Promise<QueryResult<R>> {
+    const client = await this.acquire();
+    return runOn(client, this.secrets, () => client.query<R>({ name, text, values: values as unknown[] | undefined }));
+  }
+
+  // Written out rather than via runOn(): this runs once per GraphQL operation, so no closure.
+  async queryJsonText(name: string | undefined, text: string, values?: readonly unknown[]): Promise<string | null> {
+    const client = await this.acquire();
+    let broken: Error | undefined;
+    try {
+      return await jsonTextOn(client, this.usePreparedStatements ? name : undefined, text, values);
+    } catch (err) {
+      if (isConnectionError(err)) {
+        broken = err as Error;
+        throw connectionEngineError(err, this.secrets);
+      }
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /**
+   * Run `fn` in one transaction on one connection; commits if it resolves, rolls back if it
+   * throws. The handle given to `fn` must not be used after `fn` settles.
+   */
+  async withTransaction<T>(
+    isolation: IsolationLevel,
+    readOnly: boolean,
+    fn: (tx: PgQueryable) => Promise<T>,
+  ): Promise<T> {
+    const client = await this.acquire();
+    const tx = new TransactionHandle(client, this.usePreparedStatements, this.secrets);
+    let broken: Error | undefined;
+    try {
+      await client.query(BEGIN[isolation][readOnly ? 1 : 0]);
+      const result = await fn(tx);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      if (isConnectionError(err)) {
+        broken = err as Error;
+        throw connectionEngineError(err, this.secrets);
+      }
+      try {
+        // Also harmless after a failed COMMIT, which has already ended the transaction.
+        await client.query('ROLLBACK');
+      } catch (rollbackErr) {
+        broken = rollbackErr as Error;
+      }
+      throw err;
+    } finally {
+      tx.finish();
+      client.release(broken);
+    }
+  }
+
+  /**
+   * Run `sql` (default `SELECT 1`) within `timeoutMs`. ERROR: the database could not be reached
+   * or the session failed; FAILED: the check statement itself is wrong (bad configuration).
+   */
+  async healthCheck(timeoutMs: number, sql = 'SELECT 1'): Promise<PgHealthCheckResult> {
+    let client: PoolClient | undefined;
+    let settled = false;
+    let released = false;
+    const release = (err?: Error): void => {
+      if (client !== undefined && !released) {
+        released = true;
+        client.release(err);
+      }
+    };
+    // No retries here: the check reports the state of the source now, and runs again later.
+    const check = (async () => {
+      const c = await this.pool.connect();
+      client = c;
+      // Timed out while connecting: nobody waits for this connection any more.
+      if (settled) release(new Error('health check timed out'));
+      else await c.query(sql);
+    })();
+
+    type Outcome = { kind: 'ok' } | { kind: 'timeout' } | { kind: 'error'; err: unknown };
+    const outcome = await new Promise<Outcome>((resolve) => {
+      const timer = setTimeout(() => resolve({ kind: 'timeout' }), timeoutMs);
+      check.then(
+        () => {
+          clearTimeout(timer);
+          resolve({ kind: 'ok' });
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          resolve({ kind: 'error', err });
+        },
+      );
+    });
+    settled = true;
+    const timestamp = new Date().toISOString();
+    switch (outcome.kind) {
+      case 'ok':
+        release();
+        return { status: 'OK', error: null, timestamp };
+      case 'timeout':
+        // Destroying the connection also abandons a statement that is still running.
+        release(new Error('health check timed out'));
+        return { status: 'TIMEOUT', error: null, timestamp };
+      case 'error': {
+        const err = outcome.err;
+        release(isConnectionError(err) ? (err as Error) : undefined);
+        const message = scrubbedMessage(err, this.secrets);
+        if (isStatementError(err)) return { status: 'FAILED', error: message, timestamp };
+        const extra = errorDetail(err);
+        return {
+          status: 'ERROR',
+          error: Object.keys(extra).length > 0 ? { message, extra } : { message },
+          timestamp,
+        };
+      }
+    }
+  }
+
+  /** Idempotent; waits for checked-out connections to be released. */
+  close(): Promise<void> {
+    this.closing ??= this.pool.end();
+    return this.closing;
+  }
+
+  private async acquire(): Promise<PoolClient> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.pool.connect();
+      } catch (err) {
+        if (attempt >= this.retries || !isConnectionError(err) || isPermanentConnectionError(err)) {
+          throw connectionEngineError(err, this.secrets);
+        }
+      }
+    }
+  }
+}
+
+/** The statements of one transaction, on the connection `withTransaction` holds. */
+class TransactionHandle implements PgQueryable {
+  private done = false;
+
+  constructor(
+    private readonly client: PoolClient,
+    private readonly usePreparedStatements: boolean,
+    private readonly secrets: readonly string[],
+  ) {}
+
+  finish(): void {
+    this.done = true;
+  }
+
+  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>> {
+    this.check();
+    return mapConnectionErrors(this.client.query<R>(text, values as unknown[] | undefined), this.secrets);
+  }
+
+  queryPrepared<R extends QueryResultRow = QueryResultRow>(
+    name: string,
+    text: string,
+    values?: readonly unknown[],
+  ): Promise<QueryResult<R>> {
+    this.check();
+    return mapConnectionErrors(
+      this.client.query<R>({ name, text, values: values as unknown[] | undefined }),
+      this.secrets,
+    );
+  }
+
+  queryJsonText(name: string | undefined, text: string, values?: readonly unknown[]): Promise<string | null> {
+    this.check();
+    const stmtName = this.usePreparedStatements ? name : undefined;
+    return mapConnectionErrors(jsonTextOn(this.client, stmtName, text, values), this.secrets);
+  }
+
+  private check(): void {
+    if (this.done) throw new Error('transaction handle used after its transaction ended');
+  }
+}
+
+async function jsonTextOn(
+  client: PoolClient,
+  name: string | undefined,
+  text: string,
+  values: readonly unknown[] | undefined,
+): Promise<string | null> {
+  const res = await client.query<[string | null]>({
+    name,
+    text,
+    values: values as unknown[] | undefined,
+    rowMode: 'array',
+    types: RAW_TYPES,
+  });
+  return res.rows.length === 0 ? null : res.rows[0]![0];
+}
+
+/** Run one statement on a checked-out client and give the client back, dropping it if it broke. */
+async function runOn<T>(client: PoolClient, secrets: readonly string[], run: () => Promise<T>): Promise<T> {
+  let broken: Error | undefined;
+  try {
+    return await run();
+  } catch (err) {
+    if (isConnectionError(err)) {
+      broken = err as Error;
+      throw connectionEngineError(err, secrets);
+    }
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
+
+async function mapConnectionErrors<T>(p: Promise<T>, secrets: readonly string[]): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    throw isConnectionError(err) ? connectionEngineError(err, secrets) : err;
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Whole-metadata operations: export_metadata, replace_metadata, reload_metadata, clear_metadata,
+ * get_inconsistent_metadata, drop_inconsistent_metadata. They answer on every metadata endpoint
+ * (the legacy /v1/query has them too). Disabling this plugin leaves no way to back up or restore
+ * metadata, so keep it.
+ */
+import { definePlugin } from '../../../core/plugin.js';
+import { EngineError } from '../../../core/errors.js';
+import { SUCCESS, type MetadataOperation, type OperationContext, type OperationResult, type ReloadRequest } from '../../../core/metadata/operation.js';
+import { exportMetadata, parseMetadataDocument } from '../../../core/metadata/document.js';
+import { dropInconsistentObjects } from '../../../core/metadata/drop-inconsistent.js';
+import { initialMetadata } from '../../../core/metadata/defaults.js';
+import type { SourceMetadata } from '../../../core/metadata/types.js';
+
+const PLUGIN_ID = 'metadata/management';
+
+export interface MetadataDefaults {
+  defaultSource(): SourceMetadata | null;
+}
+
+const argsObject = (op: MetadataOperation, ctx: OperationContext): Record<string, unknown> => {
+  const a = op.args ?? {};
+  if (typeof a !== 'object' || Array.isArray(a) || a === null) {
+    throw new EngineError('parse-failed', 'expected Object for "args"', { path: ctx.path });
+  }
+  return a as Record<string, unknown>;
+};
+
+function exportOp(op: MetadataOperation, ctx: OperationContext): OperationResult {
+  const metadata = exportMetadata(ctx.draft);
+  if (op.version === 2) return { body: { resource_version: ctx.cache.resourceVersion, metadata } };
+  return { body: metadata };
+}
+
+async function replaceOp(op: MetadataOperation, ctx: OperationContext): Promise<OperationResult> {
+  const args = argsObject(op, ctx);
+  const isV2 = op.version === 2 || (op.version === undefined && 'metadata' in args && !('sources' in args) && !('tables' in args));
+  const raw = isV2 ? args['metadata'] : args;
+  if (isV2 && raw === undefined) throw new EngineError('parse-failed', 'key "metadata" not found', { path: ctx.path });
+  const allow = isV2 && args['allow_inconsistent_metadata'] === true;
+  const defaults = ctx.container.resolve<MetadataDefaults>('metadataDefaults');
+  ctx.draft = parseMetadataDocument(raw, isV2 ? `${ctx.path}.metadata` : ctx.path, () => defaults.defaultSource());
+  ctx.markChanged();
+  // A replacement is judged on its own: inconsistencies the old metadata had count too.
+  const preview = await ctx.rebuildPreview();
+  if (preview.inconsistentObjects.length === 0) return SUCCESS;
+  if (!allow) {
+    throw new EngineError('unexpected', 'cannot continue due to inconsistent metadata', {
+      path: ctx.path,
+      internal: preview.inconsistentObjects,
+    });
+  }
+  ctx.allowInconsistency();
+  return { body: { is_consistent: false, inconsistent_objects: preview.inconsistentObjects } };
+}
+
+function reloadFlag(value: unknown, name: string, fallback: boolean, path: string): boolean | string[] {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value === 'boolean') return value;
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
+  throw new EngineError('parse-failed', `expected Bool or an array of names for "${name}"`, { path: `${path}.${name}` });
+}
+
+async function reloadOp(op: MetadataOperation, ctx: OperationContext): Promise<OperationResult> {
+  const args = argsObject(op, ctx);
+  const reload: ReloadRequest = {
+    sources: reloadFlag(args['reload_sources'], 'reload_sources', true, ctx.path),
+    remoteSchemas: reloadFlag(args['reload_remote_schemas'], 'reload_remote_schemas', true, ctx.path),
+    recreateEventTriggers: reloadFlag(args['recreate_event_triggers'], 'recreate_event_triggers', false, ctx.path),
+  };
+  ctx.requestReload(reload);
+  const preview = await ctx.rebuildPreview();
+  const consistent = preview.inconsistentObjects.length === 0;
+  return {
+    body: consistent
+      ? { is_consistent: true, message: 'success' }
+      : { is_consistent: false, message: 'success', inconsistent_objects: preview.inconsistentObjects },
+  };
+}
+
+function clearOp(_op: MetadataOperation, ctx: OperationContext): OperationResult {
+  const defaults = ctx.container.resolve<MetadataDefaults>('metadataDefaults');
+  ctx.draft = initialMetadata(defaults.defaultSource());
+  ctx.markChanged();
+  return SUCCESS;
+}
+
+function getInconsistentOp(_op: MetadataOperation, ctx: OperationContext): OperationResult {
+  const objects = ctx.cache.inconsistentObjects;
+  return { body: { is_consistent: objects.length === 0, inconsistent_objects: objects } };
+}
+
+function dropInconsistentOp(_op: MetadataOperation, ctx: OperationContext): OperationResult {
+  if (ctx.cache.inconsistentObjects.length > 0) {
+    dropInconsistentObjects(ctx.draft, ctx.cache.inconsistentObjects);
+    ctx.markChanged();
+    ctx.allowInconsistency();
+  }
+  return SUCCESS;
+}
+
+const HANDLERS: Record<string, (op: MetadataOperation, ctx: OperationContext) => OperationResult | Promise<OperationResult>> = {
+  export_metadata: exportOp,
+  replace_metadata: replaceOp,
+  reload_metadata: reloadOp,
+  clear_metadata: clearOp,
+  get_inconsistent_metadata: getInconsistentOp,
+  drop_inconsistent_metadata: dropInconsistentOp,
+};
+
+export default definePlugin({
+  name: 'management',
+  kind: 'metadata',
+  register(_container, hooks) {
+    for (const [type, handler] of Object.entries(HANDLERS)) {
+      hooks.onMetadataOperation.for(type).tapPromise(PLUGIN_ID, async (op, ctx) => handler(op, ctx));
+    }
+  },
+});
