@@ -76,7 +76,7 @@ export async function startEngine(config: ServerConfig, options: EngineOptions =
 
     const store = new MetadataStore(metadataUrl, embedded ? EMBEDDED_MAX_CONNECTIONS : 2);
     cleanups.push(() => store.close());
-    const source = () => defaultSource(config, databaseUrl !== undefined);
+    const source = () => defaultSource(config, embedded ? 'embedded' : databaseUrl !== undefined ? 'url' : 'none');
     await store.init(() => initialMetadata(source()));
 
     const connections = new SourceConnections();

@@ -8,8 +8,13 @@ import type { MetadataDocument, SourceMetadata } from './types.js';
 
 export const DATABASE_URL_ENV = 'SVC_GRAPHQL_DATABASE_URL';
 
-export function defaultSource(config: ServerConfig, hasDatabase: boolean): SourceMetadata | null {
-  if (!hasDatabase) return null;
+/**
+ * `embedded`: the embedded database serves one session to every socket, so its source gets one
+ * connection and no named prepared statements (another socket's reconnect would collide with them).
+ */
+export function defaultSource(config: ServerConfig, database: 'url' | 'embedded' | 'none'): SourceMetadata | null {
+  if (database === 'none') return null;
+  const embedded = database === 'embedded';
   return {
     name: 'default',
     kind: 'postgres',
@@ -21,11 +26,11 @@ export function defaultSource(config: ServerConfig, hasDatabase: boolean): Sourc
         pool_settings: {
           connection_lifetime: config.pgConnLifetime,
           idle_timeout: config.pgTimeout,
-          max_connections: config.pgConnections,
+          max_connections: embedded ? 1 : config.pgConnections,
           retries: config.noOfRetries,
           ...(config.poolTimeout !== undefined ? { pool_timeout: config.poolTimeout } : {}),
         },
-        use_prepared_statements: config.usePreparedStatements,
+        use_prepared_statements: embedded ? false : config.usePreparedStatements,
       },
     },
   };
