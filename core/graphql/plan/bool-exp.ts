@@ -1,0 +1,249 @@
+/**
+ * Boolean expressions → IR: the `where` argument (GraphQL field names, the target table's
+ * permission folded into every relationship hop, as the reference engine does) and permission
+ * filters (database column names, session variables, `_exists`, `_ceq`, legacy `$`-prefixed
+ * operators, relationships without re-applying permissions).
+ */
+import type { BoolExpIR, ComparisonOp } from '../ir.js';
+import { and, andMaybe, not, or } from './bool.js';
+import {
+  buildComparison,
+  graphqlComparisonMode,
+  permissionComparisonMode,
+  type ComparedColumn,
+} from './comparison.js';
+import { present, jsonInput, leafValue, listItems, objectEntries, toJson, validationError, type Input, type MaybeCtx } from './input.js';
+import { tableRef, type RelationshipView, type TableView } from './view.js';
+import type { PlanContext } from '../schema-draft.js';
+import type { ResolvedTable } from '../../schema-cache/model.js';
+import { scalarInfo } from '../scalars.js';
+import { EngineError } from '../../errors.js';
+
+// ---------------------------------------------------------------------------------------------
+// `where` arguments
+
+/** A `<t>_bool_exp` value against a table as the role sees it. */
+export function buildWhere(view: TableView, input: Input, ctx: PlanContext, path: string): BoolExpIR {
+  const typeName = view.names.boolExp;
+  const naming = view.naming;
+  const items: BoolExpIR[] = [];
+  for (const [key, value] of objectEntries(input, ctx, path, typeName)) {
+    const at = `${path}.${key}`;
+    if (key === '_and' || key === '_or') {
+      const list = present(value, ctx);
+      if (!list) throw validationError(`unexpected null value for type '[${typeName}!]'`, at);
+      const parts = listItems(list, ctx).map((item, i) => buildWhere(view, item, ctx, `${at}[${i}]`));
+      items.push(key === '_and' ? and(parts) : or(parts));
+      continue;
+    }
+    if (key === '_not') {
+      items.push(not(buildWhere(view, value, ctx, at)));
+      continue;
+    }
+    const column = view.columnsByField.get(key);
+    if (column) {
+      const compared: ComparedColumn = {
+        expr: { kind: 'column', name: column.column.name, type: column.column.type },
+        type: column.column.type,
+        info: column.info,
+        graphqlType: column.graphqlType,
+        ...(column.enumValues ? { enumValues: column.enumValues } : {}),
+      };
+      items.push(buildComparison(compared, value, ctx, graphqlComparisonMode(naming), at));
+      continue;
+    }
+    const rel = view.relationshipsByField.get(key);
+    if (rel) {
+      const inner = buildWhere(rel.target, value, ctx, at);
+      items.push({
+        kind: 'relationship',
+        target: rel.target.ref,
+        mapping: rel.rel.mapping,
+        where: andMaybe(rel.target.permissionFilter(), inner) ?? inner,
+      });
+      continue;
+    }
+    const agg = view.aggregatesByField.get(key);
+    if (agg) {
+      items.push(buildAggregatePredicate(agg, value, ctx, at));
+      continue;
+    }
+    throw validationError(`field '${key}' not found in type: '${typeName}'`, at);
+  }
+  return and(items);
+}
+
+const PREDICATE_TYPES: Readonly<Record<'count' | 'bool_and' | 'bool_or', { dbType: string; graphqlType: string }>> = {
+  count: { dbType: 'int4', graphqlType: 'Int' },
+  bool_and: { dbType: 'bool', graphqlType: 'Boolean' },
+  bool_or: { dbType: 'bool', graphqlType: 'Boolean' },
+};
+
+/** `articles_aggregate: {count: {predicate: {_gt: 1}, filter: {...}, arguments: [...], distinct}}`. */
+function buildAggregatePredicate(agg: RelationshipView, input: Input, ctx: PlanContext, path: string): BoolExpIR {
+  const target = agg.target;
+  const naming = target.naming;
+  const entries = objectEntries(input, ctx, path, target.names.aggregateBoolExp);
+  if (entries.length !== 1) throw validationError('exactly one predicate should be specified', path);
+  const [key, body] = entries[0]!;
+  const fn = (['count', 'bool_and', 'bool_or'] as const).find((f) => naming.field(f) === key);
+  const at = `${path}.${key}`;
+  if (!fn) throw validationError(`field '${key}' not found in type: '${target.names.aggregateBoolExp}'`, at);
+
+  let args: string[] = [];
+  let distinct = false;
+  let filter: BoolExpIR | null = null;
+  let predicate: Input | null = null;
+  for (const [k, v] of objectEntries(body, ctx, at, target.names.aggregateBoolExpFn(fn))) {
+    const vAt = `${at}.${k}`;
+    if (k === naming.field('arguments')) {
+      const given = present(v, ctx);
+      args = given ? listItems(given, ctx).map((item) => columnNameOf(target, toJson(item, ctx), vAt)) : [];
+    } else if (k === naming.field('distinct')) {
+      distinct = toJson(v, ctx) === true;
+    } else if (k === naming.field('filter')) {
+      const given = present(v, ctx);
+      filter = given ? buildWhere(target, given, ctx, vAt) : null;
+    } else if (k === naming.field('predicate')) {
+      predicate = v;
+    } else {
+      throw validationError(`field '${k}' not found in type: '${target.names.aggregateBoolExpFn(fn)}'`, vAt);
+    }
+  }
+  if (!predicate) throw validationError(`missing required field 'predicate'`, at);
+  const type = PREDICATE_TYPES[fn];
+  const compared: ComparedColumn = {
+    expr: { kind: 'column', name: fn, type: type.dbType },
+    type: type.dbType,
+    info: scalarInfo(type.dbType),
+    graphqlType: type.graphqlType,
+  };
+  // One IR predicate per operator: `{_gt: 1, _lt: 5}` is two predicates over the same aggregate.
+  const ops = buildComparison(compared, predicate, ctx, graphqlComparisonMode(naming), `${at}.predicate`);
+  const perm = target.permissionFilter();
+  const fullFilter = andMaybe(perm, filter);
+  return mapCompares(ops, (op, rhs) => ({
+    kind: 'aggregatePredicate',
+    target: target.ref,
+    mapping: agg.rel.mapping,
+    fn,
+    args,
+    distinct,
+    filter: fullFilter,
+    predicate: { op, rhs },
+  }));
+}
+
+function mapCompares(
+  exp: BoolExpIR,
+  f: (op: ComparisonOp, rhs: Extract<BoolExpIR, { kind: 'compare' }>['rhs']) => BoolExpIR,
+): BoolExpIR {
+  switch (exp.kind) {
+    case 'compare':
+      return f(exp.op, exp.rhs);
+    case 'and':
+      return and(exp.items.map((i) => mapCompares(i, f)));
+    default:
+      return exp;
+  }
+}
+
+function columnNameOf(view: TableView, field: unknown, path: string): string {
+  const col = typeof field === 'string' ? view.columnsByField.get(field) : undefined;
+  if (!col) throw validationError(`unexpected value ${JSON.stringify(field)} for enum: '${view.names.selectColumn}'`, path);
+  return col.column.name;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Permission filters
+
+/**
+ * A select/update/delete permission filter (metadata JSON) → IR. Names are database names;
+ * string values naming a session variable (`X-Svc-User-Id`, any case) become session values.
+ */
+export function buildPermissionFilter(
+  table: ResolvedTable,
+  filter: unknown,
+  tables: ReadonlyMap<string, ResolvedTable>,
+  path = '$.permission.filter',
+): BoolExpIR {
+  return permissionExp(table, jsonInput(filter), tables, path);
+}
+
+function permissionExp(table: ResolvedTable, input: Input, tables: ReadonlyMap<string, ResolvedTable>, path: string): BoolExpIR {
+  const ctx: MaybeCtx = null;
+  const items: BoolExpIR[] = [];
+  for (const [rawKey, value] of objectEntries(input, ctx, path, 'bool_exp')) {
+    const key = rawKey.startsWith('$') ? `_${rawKey.slice(1)}` : rawKey;
+    const at = `${path}.${rawKey}`;
+    if (key === '_and' || key === '_or') {
+      const parts = listItems(value, ctx).map((item, i) => permissionExp(table, item, tables, `${at}[${i}]`));
+      items.push(key === '_and' ? and(parts) : or(parts));
+    } else if (key === '_not') {
+      items.push(not(permissionExp(table, value, tables, at)));
+    } else if (key === '_exists') {
+      items.push(permissionExists(value, tables, at));
+    } else if (table.columnsByName.has(rawKey)) {
+      items.push(permissionColumn(table, rawKey, value, at));
+    } else if (table.relationships.has(rawKey)) {
+      const rel = table.relationships.get(rawKey)!;
+      const target = lookupTable(tables, rel.target, at);
+      items.push({
+        kind: 'relationship',
+        target: tableRef(target),
+        mapping: rel.mapping,
+        where: permissionExp(target, value, tables, at),
+      });
+    } else {
+      throw new EngineError('unexpected', `no column or relationship "${rawKey}" in table "${table.key}"`, { path: at });
+    }
+  }
+  return and(items);
+}
+
+function permissionColumn(table: ResolvedTable, name: string, value: Input, path: string): BoolExpIR {
+  const column = table.columnsByName.get(name)!;
+  const compared: ComparedColumn = {
+    expr: { kind: 'column', name: column.name, type: column.type },
+    type: column.type,
+    info: scalarInfo(column.type, {
+      ...(column.catalog.elementType ? { elementType: column.catalog.elementType } : {}),
+      typeKind: column.catalog.typeKind,
+    }),
+    graphqlType: column.type,
+  };
+  const raw = toJson(value, null);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    // `{"author_id": "X-Svc-User-Id"}` is shorthand for `_eq`.
+    return {
+      kind: 'compare',
+      lhs: compared.expr,
+      op: '_eq',
+      rhs: leafValue(value, null, { dbType: column.type, graphqlType: column.type, sessionVariables: true, nullable: true }, path),
+    };
+  }
+  return buildComparison(compared, value, null, permissionComparisonMode, path);
+}
+
+function permissionExists(value: Input, tables: ReadonlyMap<string, ResolvedTable>, path: string): BoolExpIR {
+  let tableSpec: unknown;
+  let where: Input = jsonInput({});
+  for (const [k, v] of objectEntries(value, null, path, '_exists')) {
+    if (k === '_table') tableSpec = toJson(v, null);
+    else if (k === '_where') where = v;
+  }
+  const key =
+    typeof tableSpec === 'string'
+      ? `public.${tableSpec}`
+      : tableSpec && typeof tableSpec === 'object'
+        ? `${(tableSpec as { schema?: string }).schema ?? 'public'}.${(tableSpec as { name?: string }).name ?? ''}`
+        : '';
+  const target = lookupTable(tables, key, `${path}._table`);
+  return { kind: 'exists', target: tableRef(target), where: permissionExp(target, where, tables, `${path}._where`) };
+}
+
+function lookupTable(tables: ReadonlyMap<string, ResolvedTable>, key: string, path: string): ResolvedTable {
+  const t = tables.get(key);
+  if (!t) throw new EngineError('unexpected', `table "${key}" is not tracked`, { path });
+  return t;
+}

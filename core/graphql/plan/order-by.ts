@@ -1,0 +1,97 @@
+/**
+ * `order_by` → IR. The whole argument shapes the statement, so variables in it are read. Keys of
+ * one object are kept in the order written; a null direction means "not ordered by this".
+ */
+import type { AggregateFn, OrderByIR, OrderExprIR } from '../ir.js';
+import { present, listItems, objectEntries, toJson, validationError, type Input } from './input.js';
+import type { TableView } from './view.js';
+import type { PlanContext } from '../schema-draft.js';
+
+type Direction = Pick<OrderByIR, 'direction' | 'nulls'>;
+
+const DIRECTIONS: Readonly<Record<string, Direction>> = {
+  asc: { direction: 'asc', nulls: 'last' },
+  asc_nulls_first: { direction: 'asc', nulls: 'first' },
+  asc_nulls_last: { direction: 'asc', nulls: 'last' },
+  desc: { direction: 'desc', nulls: 'first' },
+  desc_nulls_first: { direction: 'desc', nulls: 'first' },
+  desc_nulls_last: { direction: 'desc', nulls: 'last' },
+};
+
+export const AGGREGATE_FNS: readonly AggregateFn[] = [
+  'avg', 'max', 'min', 'stddev', 'stddev_pop', 'stddev_samp', 'sum', 'var_pop', 'var_samp', 'variance',
+];
+
+export function buildOrderBy(view: TableView, input: Input, ctx: PlanContext, path: string): OrderByIR[] {
+  const given = present(input, ctx);
+  if (!given) return [];
+  const out: OrderByIR[] = [];
+  listItems(given, ctx).forEach((item, i) => {
+    for (const o of orderByObject(view, item, ctx, `${path}[${i}]`)) out.push(o);
+  });
+  return out;
+}
+
+function direction(view: TableView, value: Input, ctx: PlanContext, path: string): Direction | null {
+  const raw = toJson(value, ctx);
+  if (raw === null || raw === undefined) return null;
+  const key = typeof raw === 'string' ? raw.toLowerCase() : '';
+  const d = DIRECTIONS[key];
+  if (!d || view.naming.enumValue(key) !== raw) {
+    throw validationError(`unexpected value ${JSON.stringify(raw)} for enum: '${view.naming.sharedType('order_by')}'`, path);
+  }
+  return d;
+}
+
+/** One `<t>_order_by` object; several keys give several orderings, in the order written. */
+function orderByObject(view: TableView, input: Input, ctx: PlanContext, path: string): OrderByIR[] {
+  const out: OrderByIR[] = [];
+  for (const [key, value] of objectEntries(input, ctx, path, view.names.orderBy)) {
+    const at = `${path}.${key}`;
+    const column = view.columnsByField.get(key);
+    if (column) {
+      const d = direction(view, value, ctx, at);
+      if (d) out.push({ expr: { kind: 'column', name: column.column.name, type: column.column.type }, ...d });
+      continue;
+    }
+    const rel = view.relationshipsByField.get(key);
+    if (rel && rel.rel.kind === 'object') {
+      const given = present(value, ctx);
+      if (!given) continue;
+      const filter = rel.target.permissionFilter();
+      for (const inner of orderByObject(rel.target, given, ctx, at)) {
+        const expr: OrderExprIR = { kind: 'objectRelationship', target: rel.target.ref, mapping: rel.rel.mapping, filter, expr: inner.expr };
+        out.push({ ...inner, expr });
+      }
+      continue;
+    }
+    const agg = view.aggregatesByField.get(key);
+    if (agg) {
+      const given = present(value, ctx);
+      if (!given) continue;
+      const target = agg.target;
+      const base = { kind: 'arrayAggregate' as const, target: target.ref, mapping: agg.rel.mapping, filter: target.permissionFilter() };
+      for (const [opKey, opValue] of objectEntries(given, ctx, at, target.names.aggregateOrderBy)) {
+        const opAt = `${at}.${opKey}`;
+        if (opKey === target.naming.field('count')) {
+          const d = direction(view, opValue, ctx, opAt);
+          if (d) out.push({ expr: { ...base, fn: 'count' }, ...d });
+          continue;
+        }
+        const fn = AGGREGATE_FNS.find((f) => target.naming.field(f) === opKey);
+        if (!fn) throw validationError(`field '${opKey}' not found in type: '${target.names.aggregateOrderBy}'`, opAt);
+        const opGiven = present(opValue, ctx);
+        if (!opGiven) continue;
+        for (const [colKey, colValue] of objectEntries(opGiven, ctx, opAt, target.names.opOrderBy(fn))) {
+          const col = target.columnsByField.get(colKey);
+          if (!col) throw validationError(`field '${colKey}' not found in type: '${target.names.opOrderBy(fn)}'`, `${opAt}.${colKey}`);
+          const d = direction(view, colValue, ctx, `${opAt}.${colKey}`);
+          if (d) out.push({ expr: { ...base, fn, column: { name: col.column.name, type: col.column.type } }, ...d });
+        }
+      }
+      continue;
+    }
+    throw validationError(`field '${key}' not found in type: '${view.names.orderBy}'`, at);
+  }
+  return out;
+}

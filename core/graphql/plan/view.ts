@@ -1,0 +1,62 @@
+/**
+ * One table as one role sees it: the permitted columns under their GraphQL names, the
+ * relationships to tables the role may also select, the role's select permission, and the type
+ * names of the source's naming. The schema generator builds these once per role schema and both
+ * the GraphQL types and the IR builders read them, so a field name is mapped back to a database
+ * column without consulting the GraphQL schema at plan time.
+ */
+import type { BoolExpIR, TableRef } from '../ir.js';
+import type { BoolExpJson } from '../../metadata/types.js';
+import type { ResolvedColumn, ResolvedRelationship, ResolvedTable } from '../../schema-cache/model.js';
+import type { ScalarInfo } from '../scalars.js';
+import type { Naming, TableTypeNames } from '../schema/naming.js';
+
+export interface ColumnView {
+  column: ResolvedColumn;
+  /** GraphQL field name. */
+  field: string;
+  info: ScalarInfo;
+  /** GraphQL type of one value, for messages and types: `Int`, `uuid`, `status_enum`. */
+  graphqlType: string;
+  /** For columns referencing an enum table: GraphQL enum value name → database value. */
+  enumValues?: ReadonlyMap<string, string>;
+  /** Descriptions of those enum values (the enum table's comment column), by GraphQL name. */
+  enumDescriptions?: ReadonlyMap<string, string>;
+}
+
+export interface RelationshipView {
+  rel: ResolvedRelationship;
+  /** GraphQL field name of the relationship. */
+  field: string;
+  /** GraphQL field name of `<rel>_aggregate` (array relationships whose target allows aggregations). */
+  aggregateField: string | null;
+  target: TableView;
+}
+
+export interface TableAccess {
+  /** The select permission's row filter; null for admin. */
+  filter: BoolExpJson | null;
+  limit: number | null;
+  allowAggregations: boolean;
+}
+
+export interface TableView {
+  source: string;
+  table: ResolvedTable;
+  ref: TableRef;
+  naming: Naming;
+  names: TableTypeNames;
+  columns: ColumnView[];
+  columnsByField: ReadonlyMap<string, ColumnView>;
+  relationships: RelationshipView[];
+  /** By relationship field name, and by `<rel>_aggregate` field name. */
+  relationshipsByField: ReadonlyMap<string, RelationshipView>;
+  aggregatesByField: ReadonlyMap<string, RelationshipView>;
+  access: TableAccess;
+  /** Every table of the source, by key, for permission filters (`_exists`, relationships). */
+  sourceTables: ReadonlyMap<string, ResolvedTable>;
+  /** The role's row filter as IR, built on first use. Null for admin or an empty filter. */
+  permissionFilter(): BoolExpIR | null;
+}
+
+export const tableRef = (t: ResolvedTable): TableRef => ({ schema: t.table.schema, name: t.table.name });

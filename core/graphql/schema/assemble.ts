@@ -1,0 +1,52 @@
+/**
+ * A draft → the role's GraphQLSchema. `query_root` always exists (with the reference engine's
+ * `no_queries_available` placeholder when the role can query nothing); `mutation_root` and
+ * `subscription_root` only when they have fields.
+ */
+import {
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLSchema,
+  GraphQLString,
+  assertValidSchema,
+  type GraphQLFieldConfigMap,
+} from 'graphql';
+import type { RoleSchema, RootFieldEntry, SchemaDraft } from '../schema-draft.js';
+
+export const NO_QUERIES_FIELD = 'no_queries_available';
+const NO_QUERIES_DESCRIPTION =
+  "There are no queries available to the current role. Either there are no sources or remote schemas configured, or the current role doesn't have the required permissions.";
+
+export function rootFieldMap(entries: ReadonlyMap<string, RootFieldEntry>): GraphQLFieldConfigMap<unknown, unknown> {
+  const out: GraphQLFieldConfigMap<unknown, unknown> = {};
+  for (const name of [...entries.keys()].sort()) out[name] = entries.get(name)!.config;
+  return out;
+}
+
+function rootType(name: string, description: string, entries: ReadonlyMap<string, RootFieldEntry>): GraphQLObjectType {
+  return new GraphQLObjectType({ name, description, fields: () => rootFieldMap(entries) });
+}
+
+export function assembleRoleSchema(draft: SchemaDraft, role: string): RoleSchema {
+  const query =
+    draft.query.size > 0
+      ? rootType('query_root', 'query root', draft.query)
+      : new GraphQLObjectType({
+          name: 'query_root',
+          description: 'query root',
+          fields: { [NO_QUERIES_FIELD]: { type: new GraphQLNonNull(GraphQLString), description: NO_QUERIES_DESCRIPTION } },
+        });
+  const schema = new GraphQLSchema({
+    query,
+    mutation: draft.mutation.size > 0 ? rootType('mutation_root', 'mutation root', draft.mutation) : null,
+    subscription: draft.subscription.size > 0 ? rootType('subscription_root', 'subscription root', draft.subscription) : null,
+    types: draft.types,
+  });
+  // Build every thunk now, so a broken type fails the schema build rather than a request.
+  assertValidSchema(schema);
+  return {
+    role,
+    schema,
+    roots: { query: new Map(draft.query), mutation: new Map(draft.mutation), subscription: new Map(draft.subscription) },
+  };
+}

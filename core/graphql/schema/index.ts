@@ -1,0 +1,74 @@
+/**
+ * Per-role GraphQL schema generation for database sources (read API).
+ *
+ * API:
+ *   addSourceToDraft(draft: SchemaDraft, source: ResolvedSource, ctx: SchemaBuildContext): SchemaDraft
+ *     Adds the source's read root fields for `ctx.role` (`<t>`, `<t>_by_pk`, `<t>_aggregate`) to
+ *     `draft.query` and, mirrored, to `draft.subscription`; under the source's root-field
+ *     namespace when it has one (a NamespacePlanner entry). Each entry carries its GraphQL field
+ *     config and a DbRootFieldPlanner whose `buildIR` makes the RootFieldIR (see ../plan).
+ *     Types are shared per draft: call it with the same draft object for every source of a role.
+ *   assembleRoleSchema(draft: SchemaDraft, role: string): RoleSchema
+ *     Builds and validates the GraphQLSchema (`query_root`, optional `mutation_root` and
+ *     `subscription_root`; `no_queries_available: String!` when there is nothing to query).
+ *
+ * Permissions are folded in while generating: a non-admin role sees a table only through its
+ * select permission, only the permitted columns, relationships only to tables it may select, and
+ * aggregates only with `allow_aggregations`.
+ */
+import { GraphQLObjectType, type GraphQLFieldConfig } from 'graphql';
+import type { ResolvedSource } from '../../schema-cache/model.js';
+import type { NamespacePlanner, RootFieldEntry, SchemaBuildContext, SchemaDraft } from '../schema-draft.js';
+import { Naming } from './naming.js';
+import { registryFor } from './registry.js';
+import { buildTableViews } from './views.js';
+import { tableRootFields } from './root-fields.js';
+import { rootFieldMap } from './assemble.js';
+
+export { assembleRoleSchema, NO_QUERIES_FIELD } from './assemble.js';
+export { Naming, namingConventionOf, tableTypeNames, type NamingConvention, type TableTypeNames } from './naming.js';
+export { buildTableViews } from './views.js';
+
+export function addSourceToDraft(draft: SchemaDraft, source: ResolvedSource, ctx: SchemaBuildContext): SchemaDraft {
+  const reg = registryFor(draft);
+  const naming = new Naming(source.customization);
+  const views = buildTableViews(source, ctx.role, naming);
+
+  const entries = new Map<string, RootFieldEntry>();
+  const keys = [...views.keys()].sort();
+  for (const key of keys) {
+    for (const [name, entry] of tableRootFields(reg, views.get(key)!)) {
+      if (!entries.has(name)) entries.set(name, entry);
+    }
+  }
+  if (entries.size === 0) return draft;
+
+  const namespace = source.customization.root_fields?.namespace;
+  if (!namespace) {
+    for (const [name, entry] of entries) {
+      // The first source to claim a name keeps it; clashes are the schema cache's to report.
+      if (!draft.query.has(name)) draft.query.set(name, entry);
+      if (!draft.subscription.has(name)) draft.subscription.set(name, entry);
+    }
+    return draft;
+  }
+
+  const existing = draft.query.get(namespace);
+  if (existing?.planner.kind === 'namespace') {
+    for (const [name, entry] of entries) if (!existing.planner.fields.has(name)) existing.planner.fields.set(name, entry);
+    return draft;
+  }
+  if (existing) return draft;
+  const ns = namespaceEntry(naming.type(`${namespace}_query`), entries);
+  draft.query.set(namespace, ns);
+  if (!draft.subscription.has(namespace)) draft.subscription.set(namespace, ns);
+  return draft;
+}
+
+/** A root field grouping other root fields; its type reads the map lazily, so later sources can add to it. */
+function namespaceEntry(typeName: string, fields: Map<string, RootFieldEntry>): RootFieldEntry {
+  const planner: NamespacePlanner = { kind: 'namespace', fields };
+  const type = new GraphQLObjectType({ name: typeName, fields: () => rootFieldMap(fields) });
+  const config: GraphQLFieldConfig<unknown, unknown> = { type };
+  return { config, planner };
+}

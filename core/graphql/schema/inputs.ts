@@ -1,0 +1,205 @@
+/**
+ * A table's input types for one role: `<t>_select_column`, `<t>_bool_exp` (with relationship
+ * and aggregate-predicate fields), `<t>_order_by` (with relationships and `<rel>_aggregate`),
+ * and the aggregate order-by / bool-exp types. Only permitted columns and selectable
+ * relationship targets appear.
+ */
+import {
+  GraphQLBoolean,
+  GraphQLEnumType,
+  GraphQLInputObjectType,
+  GraphQLList,
+  GraphQLNonNull,
+  type GraphQLInputFieldConfigMap,
+} from 'graphql';
+import { qualifiedTableName } from '../../metadata/types.js';
+import type { ColumnView, TableView } from '../plan/view.js';
+import { comparisonType, orderByEnum, scalarComparison } from './comparison.js';
+import { sortedFields, type TypeRegistry } from './registry.js';
+
+export const NUMERIC_AGGREGATES = ['avg', 'stddev', 'stddev_pop', 'stddev_samp', 'sum', 'var_pop', 'var_samp', 'variance'] as const;
+export const COMPARABLE_AGGREGATES = ['max', 'min'] as const;
+
+export const quoted = (view: TableView): string => `"${qualifiedTableName(view.table.table)}"`;
+
+export const numericColumns = (view: TableView): ColumnView[] => view.columns.filter((c) => c.info.numeric && !c.enumValues);
+export const comparableColumns = (view: TableView): ColumnView[] =>
+  view.columns.filter((c) => c.info.comparable && !c.enumValues);
+
+/** Aggregate operators with at least one applicable column, in name order. */
+export function aggregateOps(view: TableView): string[] {
+  const ops: string[] = [];
+  if (numericColumns(view).length > 0) ops.push(...NUMERIC_AGGREGATES);
+  if (comparableColumns(view).length > 0) ops.push(...COMPARABLE_AGGREGATES);
+  return ops.sort();
+}
+
+export const columnsForOp = (view: TableView, op: string): ColumnView[] =>
+  (COMPARABLE_AGGREGATES as readonly string[]).includes(op) ? comparableColumns(view) : numericColumns(view);
+
+/** The GraphQL enum of an enum-table column (`<enum_table>_enum`). */
+export function columnEnumType(reg: TypeRegistry, column: ColumnView): GraphQLEnumType | undefined {
+  const values = column.enumValues;
+  if (!values) return undefined;
+  return reg.get(column.graphqlType, () =>
+    new GraphQLEnumType({
+      name: column.graphqlType,
+      values: Object.fromEntries(
+        [...values.keys()].sort().map((k) => [k, { value: k, description: column.enumDescriptions?.get(k) }]),
+      ),
+    }),
+  );
+}
+
+export function selectColumnEnum(reg: TypeRegistry, view: TableView): GraphQLEnumType | null {
+  if (view.columns.length === 0) return null;
+  const name = view.names.selectColumn;
+  return reg.get(name, () =>
+    new GraphQLEnumType({
+      name,
+      description: `select columns of table ${quoted(view)}`,
+      values: Object.fromEntries(
+        view.columns.map((c) => c.field).sort().map((f) => [f, { value: f, description: 'column name' }]),
+      ),
+    }),
+  );
+}
+
+export function boolExpType(reg: TypeRegistry, view: TableView): GraphQLInputObjectType {
+  const name = view.names.boolExp;
+  return reg.get(name, () => {
+    const self: GraphQLInputObjectType = new GraphQLInputObjectType({
+      name,
+      description: `Boolean expression to filter rows from the table ${quoted(view)}. All fields are combined with a logical 'AND'.`,
+      fields: () => {
+        const list = new GraphQLList(new GraphQLNonNull(self));
+        const fields: GraphQLInputFieldConfigMap = { _and: { type: list }, _not: { type: self }, _or: { type: list } };
+        for (const c of view.columns) {
+          fields[c.field] = { type: comparisonType(reg, view.naming, c, columnEnumType(reg, c)) };
+        }
+        for (const r of view.relationships) {
+          fields[r.field] = { type: boolExpType(reg, r.target) };
+          if (r.aggregateField) {
+            const agg = aggregateBoolExpType(reg, r.target);
+            if (agg) fields[r.aggregateField] = { type: agg };
+          }
+        }
+        return sortedFields(fields);
+      },
+    });
+    return self;
+  });
+}
+
+/** `<t>_aggregate_bool_exp`: `count` always; `bool_and`/`bool_or` when there are boolean columns. */
+function aggregateBoolExpType(reg: TypeRegistry, view: TableView): GraphQLInputObjectType {
+  const n = view.naming;
+  const name = view.names.aggregateBoolExp;
+  return reg.get(name, () =>
+    new GraphQLInputObjectType({
+      name,
+      fields: () => {
+        const fields: GraphQLInputFieldConfigMap = { [n.field('count')]: { type: predicateType(reg, view, 'count') } };
+        if (view.columns.some((c) => c.info.boolean)) {
+          for (const fn of ['bool_and', 'bool_or'] as const) fields[n.field(fn)] = { type: predicateType(reg, view, fn) };
+        }
+        return sortedFields(fields);
+      },
+    }),
+  );
+}
+
+function predicateType(reg: TypeRegistry, view: TableView, fn: 'count' | 'bool_and' | 'bool_or'): GraphQLInputObjectType {
+  const n = view.naming;
+  const name = view.names.aggregateBoolExpFn(fn);
+  return reg.get(name, () =>
+    new GraphQLInputObjectType({
+      name,
+      fields: () => {
+        const fields: GraphQLInputFieldConfigMap = {
+          [n.field('distinct')]: { type: GraphQLBoolean },
+          [n.field('filter')]: { type: boolExpType(reg, view) },
+        };
+        if (fn === 'count') {
+          const cols = selectColumnEnum(reg, view);
+          if (cols) fields[n.field('arguments')] = { type: new GraphQLList(new GraphQLNonNull(cols)) };
+          const int = scalarComparison(reg, n, 'Int', { stringLike: false, jsonb: false });
+          fields[n.field('predicate')] = { type: new GraphQLNonNull(int) };
+        } else {
+          fields[n.field('arguments')] = { type: new GraphQLNonNull(booleanColumnsEnum(reg, view, fn)) };
+          const bool = scalarComparison(reg, n, 'Boolean', { stringLike: false, jsonb: false });
+          fields[n.field('predicate')] = { type: new GraphQLNonNull(bool) };
+        }
+        return sortedFields(fields);
+      },
+    }),
+  );
+}
+
+function booleanColumnsEnum(reg: TypeRegistry, view: TableView, fn: string): GraphQLEnumType {
+  const name = view.names.aggregateBoolExpFnColumns(fn);
+  const argsName = view.naming.type(`${view.table.identifier}_aggregate_bool_exp_${fn}_arguments_columns`);
+  return reg.get(name, () =>
+    new GraphQLEnumType({
+      name,
+      description: `select "${argsName}" columns of table ${quoted(view)}`,
+      values: Object.fromEntries(
+        view.columns.filter((c) => c.info.boolean).map((c) => c.field).sort()
+          .map((f) => [f, { value: f, description: 'column name' }]),
+      ),
+    }),
+  );
+}
+
+/** `<t>_order_by`, or null when the role can order by nothing of the table. */
+export function orderByType(reg: TypeRegistry, view: TableView): GraphQLInputObjectType | null {
+  const objectRels = view.relationships.filter((r) => r.rel.kind === 'object' && r.target.columns.length > 0);
+  const aggRels = view.relationships.filter((r) => r.aggregateField);
+  if (view.columns.length + objectRels.length + aggRels.length === 0) return null;
+  const name = view.names.orderBy;
+  return reg.get(name, () =>
+    new GraphQLInputObjectType({
+      name,
+      description: `Ordering options when selecting data from ${quoted(view)}.`,
+      fields: () => {
+        const order = orderByEnum(reg, view.naming);
+        const fields: GraphQLInputFieldConfigMap = {};
+        for (const c of view.columns) fields[c.field] = { type: order };
+        for (const r of objectRels) {
+          const t = orderByType(reg, r.target);
+          if (t) fields[r.field] = { type: t };
+        }
+        for (const r of aggRels) fields[r.aggregateField!] = { type: aggregateOrderByType(reg, r.target) };
+        return sortedFields(fields);
+      },
+    }),
+  );
+}
+
+function aggregateOrderByType(reg: TypeRegistry, view: TableView): GraphQLInputObjectType {
+  const name = view.names.aggregateOrderBy;
+  return reg.get(name, () =>
+    new GraphQLInputObjectType({
+      name,
+      description: `order by aggregate values of table ${quoted(view)}`,
+      fields: () => {
+        const n = view.naming;
+        const fields: GraphQLInputFieldConfigMap = { [n.field('count')]: { type: orderByEnum(reg, n) } };
+        for (const op of aggregateOps(view)) fields[n.field(op)] = { type: opOrderByType(reg, view, op) };
+        return sortedFields(fields);
+      },
+    }),
+  );
+}
+
+function opOrderByType(reg: TypeRegistry, view: TableView, op: string): GraphQLInputObjectType {
+  const name = view.names.opOrderBy(op);
+  return reg.get(name, () =>
+    new GraphQLInputObjectType({
+      name,
+      description: `order by ${op}() on columns of table ${quoted(view)}`,
+      fields: () =>
+        sortedFields(Object.fromEntries(columnsForOp(view, op).map((c) => [c.field, { type: orderByEnum(reg, view.naming) }]))),
+    }),
+  );
+}

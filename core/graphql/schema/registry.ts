@@ -1,0 +1,42 @@
+/**
+ * One role schema's named types, each created once. graphql-js rejects a schema holding two
+ * different type objects with the same name, and several sources (or tables) ask for the same
+ * shared types (`Int_comparison_exp`, `order_by`), so every generated type goes through here.
+ * Types are made lazily (fields are thunks), so only the types reachable from a root field are
+ * ever built, and GraphQLSchema only emits the reachable ones.
+ */
+import type { GraphQLFieldConfigMap, GraphQLInputFieldConfigMap, GraphQLNamedType } from 'graphql';
+import type { SchemaDraft } from '../schema-draft.js';
+
+export class TypeRegistry {
+  private readonly types = new Map<string, GraphQLNamedType>();
+
+  /** The type named `name`, made by `make` the first time it is asked for. */
+  get<T extends GraphQLNamedType>(name: string, make: () => T): T {
+    const existing = this.types.get(name);
+    if (existing) return existing as T;
+    const made = make();
+    this.types.set(name, made);
+    return made;
+  }
+}
+
+// Keyed by the draft: every tap of one role's schema build passes the same draft along, while a
+// new role build starts from a new draft.
+const registries = new WeakMap<SchemaDraft, TypeRegistry>();
+
+export function registryFor(draft: SchemaDraft): TypeRegistry {
+  let r = registries.get(draft);
+  if (!r) {
+    r = new TypeRegistry();
+    registries.set(draft, r);
+  }
+  return r;
+}
+
+/** Fields in name order: introspection then lists them the way the reference engine does. */
+export function sortedFields<T extends GraphQLFieldConfigMap<unknown, unknown> | GraphQLInputFieldConfigMap>(fields: T): T {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(fields).sort()) out[k] = fields[k];
+  return out as T;
+}

@@ -1,0 +1,53 @@
+/**
+ * The read root fields of one table for one role: `<t>`, `<t>_by_pk` (when the table has a
+ * primary key the role can select entirely) and `<t>_aggregate` (admin, or `allow_aggregations`).
+ */
+import { GraphQLList, GraphQLNonNull, type GraphQLFieldConfigArgumentMap } from 'graphql';
+import type { RootFieldEntry } from '../schema-draft.js';
+import type { TableView } from '../plan/view.js';
+import { rootFieldPlanner } from '../plan/root.js';
+import { aggregateType, columnDescription, columnValueType, objectType, selectArgs } from './objects.js';
+import { quoted } from './inputs.js';
+import type { TypeRegistry } from './registry.js';
+
+export function tableRootFields(reg: TypeRegistry, view: TableView): Map<string, RootFieldEntry> {
+  const out = new Map<string, RootFieldEntry>();
+  const names = view.naming.rootFields(view.table);
+  const table = quoted(view);
+  const row = objectType(reg, view);
+
+  out.set(names.select, {
+    config: {
+      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(row))),
+      args: selectArgs(reg, view),
+      description: `fetch data from the table: ${table}`,
+    },
+    planner: rootFieldPlanner(view, 'select'),
+  });
+
+  const pk = view.table.primaryKey ?? [];
+  const pkColumns = pk.map((name) => view.columns.find((c) => c.column.name === name));
+  if (pk.length > 0 && pkColumns.every((c) => c !== undefined)) {
+    const args: GraphQLFieldConfigArgumentMap = {};
+    for (const c of pkColumns) {
+      if (!c) continue;
+      args[c.field] = { type: new GraphQLNonNull(columnValueType(reg, c)), description: columnDescription(c) };
+    }
+    out.set(names.select_by_pk, {
+      config: { type: row, args, description: `fetch data from the table: ${table} using primary key columns` },
+      planner: rootFieldPlanner(view, 'select_by_pk'),
+    });
+  }
+
+  if (view.access.allowAggregations) {
+    out.set(names.select_aggregate, {
+      config: {
+        type: new GraphQLNonNull(aggregateType(reg, view)),
+        args: selectArgs(reg, view),
+        description: `fetch aggregated fields from the table: ${table}`,
+      },
+      planner: rootFieldPlanner(view, 'select_aggregate'),
+    });
+  }
+  return out;
+}

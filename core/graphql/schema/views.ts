@@ -1,0 +1,135 @@
+/**
+ * Role narrowing: which tables, columns and relationships one role sees, as `TableView`s.
+ * Admin sees everything. Any other role sees a table only through its select permission, only
+ * the permitted columns, and a relationship only when the role may select from its target.
+ */
+import type { ResolvedColumn, ResolvedSource, ResolvedTable } from '../../schema-cache/model.js';
+import type { BoolExpIR } from '../ir.js';
+import { scalarInfo } from '../scalars.js';
+import { buildPermissionFilter } from '../plan/bool-exp.js';
+import { tableRef, type ColumnView, type RelationshipView, type TableAccess, type TableView } from '../plan/view.js';
+import { tableTypeNames, type Naming } from './naming.js';
+import { ADMIN_ROLE } from '../../auth/session.js';
+
+const GRAPHQL_NAME_RE = /^[_A-Za-z][_0-9A-Za-z]*$/;
+
+function accessFor(table: ResolvedTable, role: string): { access: TableAccess; columns: ResolvedColumn[] } | null {
+  if (role === ADMIN_ROLE) {
+    return { access: { filter: null, limit: null, allowAggregations: true }, columns: table.columns };
+  }
+  const perm = table.permissions.select.get(role);
+  if (!perm) return null;
+  const allowed = perm.columns === '*' ? null : new Set(perm.columns);
+  return {
+    access: { filter: perm.filter, limit: perm.limit ?? null, allowAggregations: perm.allow_aggregations ?? false },
+    columns: allowed ? table.columns.filter((c) => allowed.has(c.name)) : table.columns,
+  };
+}
+
+function columnView(source: ResolvedSource, table: ResolvedTable, column: ResolvedColumn, naming: Naming): ColumnView | null {
+  const field = naming.columnField(table, column);
+  if (!GRAPHQL_NAME_RE.test(field)) return null;
+  const info = scalarInfo(column.type, {
+    ...(column.catalog.elementType ? { elementType: column.catalog.elementType } : {}),
+    typeKind: column.catalog.typeKind,
+  });
+  const enumTable = column.enumTable ? source.tables.get(column.enumTable) : undefined;
+  if (enumTable?.enumValues && enumTable.enumValues.length > 0) {
+    const values = new Map<string, string>();
+    const descriptions = new Map<string, string>();
+    for (const v of enumTable.enumValues) {
+      const name = naming.enumValue(v.value);
+      if (!GRAPHQL_NAME_RE.test(name)) continue;
+      values.set(name, v.value);
+      if (v.description) descriptions.set(name, v.description);
+    }
+    if (values.size > 0) {
+      const graphqlType = tableTypeNames(naming, enumTable.identifier).enumType;
+      return { column, field, info, graphqlType, enumValues: values, enumDescriptions: descriptions };
+    }
+  }
+  // A type whose name is not a GraphQL name cannot be exposed; the column is left out.
+  if (!info.name) return null;
+  return { column, field, info, graphqlType: info.name };
+}
+
+interface Candidate {
+  table: ResolvedTable;
+  access: TableAccess;
+  columns: ColumnView[];
+}
+
+/** Every table the role may select from in this source, keyed by table key. */
+export function buildTableViews(source: ResolvedSource, role: string, naming: Naming): Map<string, TableView> {
+  const candidates = new Map<string, Candidate>();
+  for (const table of source.tables.values()) {
+    const a = accessFor(table, role);
+    if (!a) continue;
+    const columns = a.columns.map((c) => columnView(source, table, c, naming)).filter((c): c is ColumnView => c !== null);
+    candidates.set(table.key, { table, access: a.access, columns });
+  }
+  // A table with no column and no usable relationship has no field to select: drop it, and again
+  // for the tables that only reached it.
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [key, c] of candidates) {
+      const hasRelationship = [...c.table.relationships.values()].some((r) => candidates.has(r.target));
+      if (c.columns.length === 0 && !hasRelationship) {
+        candidates.delete(key);
+        changed = true;
+      }
+    }
+  }
+
+  const views = new Map<string, TableView>();
+  for (const [key, c] of candidates) views.set(key, makeView(source, c, naming));
+  for (const [key, c] of candidates) linkRelationships(views.get(key)!, c.table, views, naming);
+  return views;
+}
+
+type MutableView = TableView & {
+  relationships: RelationshipView[];
+  relationshipsByField: Map<string, RelationshipView>;
+  aggregatesByField: Map<string, RelationshipView>;
+};
+
+function makeView(source: ResolvedSource, c: Candidate, naming: Naming): MutableView {
+  let filter: BoolExpIR | null | undefined;
+  return {
+    source: source.name,
+    table: c.table,
+    ref: tableRef(c.table),
+    naming,
+    // The schema cache resolved the row type's name; the other names derive from the identifier alike.
+    names: { ...tableTypeNames(naming, c.table.identifier), object: c.table.typeName },
+    columns: c.columns,
+    columnsByField: new Map(c.columns.map((col) => [col.field, col] as const)),
+    relationships: [],
+    relationshipsByField: new Map(),
+    aggregatesByField: new Map(),
+    access: c.access,
+    sourceTables: source.tables,
+    permissionFilter() {
+      if (filter === undefined) {
+        const f = c.access.filter;
+        const built = f === null ? null : buildPermissionFilter(c.table, f, source.tables);
+        filter = built === null || built.kind === 'true' ? null : built;
+      }
+      return filter;
+    },
+  };
+}
+
+function linkRelationships(view: TableView, table: ResolvedTable, views: Map<string, TableView>, naming: Naming): void {
+  const v = view as MutableView;
+  for (const rel of table.relationships.values()) {
+    const target = views.get(rel.target);
+    if (!target) continue;
+    const aggregateField =
+      rel.kind === 'array' && target.access.allowAggregations ? naming.field(`${rel.name}_aggregate`) : null;
+    const rv: RelationshipView = { rel, field: naming.relationshipField(rel.name), aggregateField, target };
+    v.relationships.push(rv);
+    v.relationshipsByField.set(rv.field, rv);
+    if (aggregateField) v.aggregatesByField.set(aggregateField, rv);
+  }
+}
