@@ -5,7 +5,7 @@
  * Commander's own `.env()`/`.default()` are not used for that reason.
  */
 import { Command, CommanderError, Option, type OutputConfiguration } from 'commander';
-import { BootError } from './errors.js';
+import { isBootError } from './errors.js';
 import { ENGINE_VERSION } from './version.js';
 import { parseServerConfig } from './config/parse.js';
 import { OPTIONS, findOption, helpDescription, valuePlaceholder, type ServerOption } from '../config/options.js';
@@ -92,7 +92,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: CliIo =
       if (e.exitCode !== 0) exit(e.exitCode);
       return;
     }
-    if (e instanceof BootError) {
+    if (isBootError(e)) {
       writeErr(`${e.message}\n`);
       exit(1);
       return;

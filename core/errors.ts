@@ -53,7 +53,15 @@ export interface EngineErrorInit {
   cause?: unknown;
 }
 
+/**
+ * Marks engine errors across module copies: a plugin loaded from its own path (or bundling its own
+ * copy of core) still throws errors the server recognises, which `instanceof` alone would miss.
+ */
+const ENGINE_ERROR = Symbol.for('svc-graphql-engine.EngineError');
+const BOOT_ERROR = Symbol.for('svc-graphql-engine.BootError');
+
 export class EngineError extends Error {
+  readonly [ENGINE_ERROR] = true;
   readonly code: ErrorCode;
   readonly status: number;
   path: string;
@@ -100,7 +108,8 @@ function defaultStatus(code: ErrorCode): number {
   }
 }
 
-export const isEngineError = (e: unknown): e is EngineError => e instanceof EngineError;
+export const isEngineError = (e: unknown): e is EngineError =>
+  typeof e === 'object' && e !== null && (e as Record<symbol, unknown>)[ENGINE_ERROR] === true;
 
 /** Shorthands for the errors raised most often, so messages stay consistent. */
 export const errors = {
@@ -128,6 +137,7 @@ export type BootErrorCode =
   | 'E_CATALOG_MIGRATION';
 
 export class BootError extends Error {
+  readonly [BOOT_ERROR] = true;
   readonly code: BootErrorCode;
   constructor(code: BootErrorCode, message: string, options?: { cause?: unknown }) {
     super(`${code}: ${message}`, options);
@@ -135,3 +145,6 @@ export class BootError extends Error {
     this.code = code;
   }
 }
+
+export const isBootError = (e: unknown): e is BootError =>
+  typeof e === 'object' && e !== null && (e as Record<symbol, unknown>)[BOOT_ERROR] === true;

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { PGlite, type ExecProtocolOptionsStream } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
-import { BootError } from '../errors.js';
+import { BootError, isBootError } from '../errors.js';
 import { LOCK_FILE_NAME, acquireDataDirLock, describe, type DataDirLock, type EmbeddedLog } from './lock.js';
 
 export type { EmbeddedLog, EmbeddedLogLevel } from './lock.js';
@@ -115,7 +115,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     await server?.stop().catch(() => undefined);
     await db?.close().catch(() => undefined);
     await lock.release();
-    if (e instanceof BootError) throw e;
+    if (isBootError(e)) throw e;
     throw unavailable(`could not start the embedded PostgreSQL in ${dataDir}: ${describe(e)}`, e);
   }
 }

@@ -135,6 +135,7 @@ export class MetadataService {
         const added = newInconsistencies(cache.inconsistentObjects, next.inconsistentObjects);
         if (added.length > 0 && !state.allowInconsistent) {
           throw new EngineError('unexpected', 'cannot continue due to new inconsistent metadata', {
+            status: 400,
             path: '$.args',
             internal: added,
           });
@@ -246,7 +247,7 @@ function unknownOperation(type: string, endpoint: MetadataEndpoint, path: string
 /** Re-roots an error raised inside an operation so its path points into the request body. */
 function withOperationPath(e: unknown, opPath: string, argsPath: string): unknown {
   if (!isEngineError(e)) return e;
-  if (opPath === '$') return e;
+  if (opPath === '$' || e.path.startsWith(`${opPath}.`)) return e;
   if (e.path === '$') return e.atPath(argsPath);
   if (e.path.startsWith('$.args')) return e.atPath(opPath + e.path.slice(1));
   return e.atPath(opPath + e.path.slice(1));

@@ -4,7 +4,7 @@
  * advisory lock, so two engines starting on one database at once don't race.
  */
 import pg from 'pg';
-import { BootError, EngineError } from '../errors.js';
+import { BootError, EngineError, isBootError } from '../errors.js';
 import type { MetadataDocument } from './types.js';
 import { CATALOG_MIGRATIONS, LATEST_CATALOG_VERSION } from './catalog-migrations.js';
 
@@ -70,7 +70,7 @@ export class MetadataStore {
       return LATEST_CATALOG_VERSION;
     } catch (e) {
       await client.query('ROLLBACK').catch(() => {});
-      if (e instanceof BootError) throw e;
+      if (isBootError(e)) throw e;
       throw new BootError('E_CATALOG_MIGRATION', `cannot prepare the metadata catalog: ${(e as Error).message}`, { cause: e });
     } finally {
       client.release();

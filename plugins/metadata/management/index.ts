@@ -46,6 +46,7 @@ async function replaceOp(op: MetadataOperation, ctx: OperationContext): Promise<
   if (preview.inconsistentObjects.length === 0) return SUCCESS;
   if (!allow) {
     throw new EngineError('unexpected', 'cannot continue due to inconsistent metadata', {
+      status: 400,
       path: ctx.path,
       internal: preview.inconsistentObjects,
     });
