@@ -77,11 +77,15 @@ export function optionalBoolean(args: ArgsObject, key: string, path: string, fal
   return v;
 }
 
-/** `"author"` (schema public) or `{schema?, name}`; null when the value has neither shape. */
+/**
+ * `"author"` (schema public) or `{schema?, name}`; null when the value has neither shape. The
+ * warehouse kind names its schema `dataset`, which is read as the schema.
+ */
 export function toQualifiedTable(value: unknown): QualifiedTable | null {
   if (typeof value === 'string') return { schema: 'public', name: value };
   if (isPlainObject(value) && typeof value.name === 'string') {
-    const schema = value.schema === undefined || value.schema === null ? 'public' : value.schema;
+    const given = value.schema ?? value.dataset;
+    const schema = given === undefined || given === null ? 'public' : given;
     if (typeof schema !== 'string') return null;
     return { schema, name: value.name };
   }

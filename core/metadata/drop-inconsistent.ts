@@ -34,7 +34,9 @@ export function dropInconsistentObjects(draft: MetadataDocument, objects: readon
     const source = draft.sources.find((s) => s.name === sourceName(o));
     if (!source) continue;
     if (o.type === 'table') {
-      source.tables = source.tables.filter((t) => !sameTable(t.table, def['table']));
+      // A table's definition is the qualified table name itself (`{schema, name}`).
+      const target = def['table'] ?? def;
+      source.tables = source.tables.filter((t) => !sameTable(t.table, target));
       continue;
     }
     if (o.type === 'function') {

@@ -42,7 +42,7 @@ describe('serve on the embedded database (smoke, real process)', function () {
   before(async () => {
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    const env = { ...process.env, SVC_GRAPHQL_SERVER_PORT: String(port), SVC_GRAPHQL_DATA_DIR: dataDir };
+    const env: NodeJS.ProcessEnv = { ...process.env, SVC_GRAPHQL_SERVER_PORT: String(port), SVC_GRAPHQL_DATA_DIR: dataDir };
     delete env['SVC_GRAPHQL_DATABASE_URL'];
     delete env['SVC_GRAPHQL_METADATA_DATABASE_URL'];
     child = spawn(process.execPath, ['bin/svc-graphql-engine.js', 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });

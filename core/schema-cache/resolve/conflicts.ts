@@ -1,0 +1,75 @@
+/**
+ * Name clashes between the tables of one source: two tables may not generate the same root field
+ * (within query/subscription or within mutation) or the same object type name. The first table
+ * in metadata order keeps the name; each later one that clashes is reported inconsistent, so
+ * tracking a clashing table fails on the new table and existing ones keep serving.
+ */
+import type { InconsistentObject } from '../../metadata/types.js';
+import type { ResolvedTable, TableRootFieldNames } from '../model.js';
+import { tableInconsistency, tableObjectName } from './inconsistency.js';
+
+type RootName = 'query_root' | 'subscription_root' | 'mutation_root';
+
+/** The root fields a table can generate, with the root type each lives in. */
+function generatedRootFields(t: ResolvedTable): Array<{ root: RootName; group: 'read' | 'write'; name: string }> {
+  const f: TableRootFieldNames = t.rootFields;
+  const pk = t.primaryKey !== null && t.primaryKey.length > 0;
+  const out: Array<{ root: RootName; group: 'read' | 'write'; name: string }> = [];
+  const read = (name: string, root: RootName = 'query_root') => out.push({ root, group: 'read', name });
+  const write = (name: string) => out.push({ root: 'mutation_root', group: 'write', name });
+  read(f.select);
+  read(f.select_aggregate);
+  if (pk) read(f.select_by_pk);
+  read(f.select_stream, 'subscription_root');
+  if (t.catalog.insertable) {
+    write(f.insert);
+    write(f.insert_one);
+  }
+  if (t.catalog.updatable) {
+    write(f.update);
+    write(f.update_many);
+    if (pk) write(f.update_by_pk);
+  }
+  if (t.catalog.deletable) {
+    write(f.delete);
+    if (pk) write(f.delete_by_pk);
+  }
+  return out;
+}
+
+const fieldClash = (root: RootName, field: string, owners: string[]): string =>
+  `Encountered conflicting definitions in the selection set for '${root}' for field '${field}' defined in [${owners.join(', ')}]. Fields must not be defined more than once across all sources.`;
+
+/** Returns the tables that keep serving and an inconsistency for each one that clashes. */
+export function removeNameClashes(source: string, tables: ResolvedTable[]): { kept: ResolvedTable[]; inconsistencies: InconsistentObject[] } {
+  const fieldOwners = new Map<string, string>();
+  const typeOwners = new Map<string, string>();
+  const kept: ResolvedTable[] = [];
+  const inconsistencies: InconsistentObject[] = [];
+  for (const t of tables) {
+    const me = tableObjectName(source, t.table);
+    let clash: string | null = null;
+    const mine = new Set<string>();
+    for (const { root, group, name } of generatedRootFields(t)) {
+      const k = `${group}:${name}`;
+      const owner = fieldOwners.get(k) ?? (mine.has(k) ? me : undefined);
+      if (owner !== undefined) {
+        clash = fieldClash(root, name, [owner, me]);
+        break;
+      }
+      mine.add(k);
+    }
+    const typeOwner = typeOwners.get(t.typeName);
+    if (!clash && typeOwner !== undefined) {
+      clash = `Found conflicting definitions for GraphQL type '${t.typeName}' defined in [${typeOwner}, ${me}]. Types must not be defined more than once in a source.`;
+    }
+    if (clash) {
+      inconsistencies.push(tableInconsistency(source, t.table, clash));
+      continue;
+    }
+    for (const k of mine) fieldOwners.set(k, me);
+    typeOwners.set(t.typeName, me);
+    kept.push(t);
+  }
+  return { kept, inconsistencies };
+}

@@ -1,0 +1,156 @@
+/**
+ * The resolver: one source's metadata checked against its catalog, producing the resolved model
+ * and the objects that could not be resolved. Nothing here throws for bad metadata; each failure
+ * becomes an inconsistent object in the reference engine's format and the rest keeps serving.
+ */
+import type { DatabaseCatalog } from '../../db/catalog.js';
+import { indexCatalog, tableKey } from '../../db/catalog.js';
+import type { SourceConnection } from '../../db/contract.js';
+import type { InconsistentObject, RelationshipMetadata, SourceMetadata } from '../../metadata/types.js';
+import type { ResolvedSource, ResolvedTable } from '../model.js';
+import { removeNameClashes } from './conflicts.js';
+import { applyEnumReferences, resolveEnumTables } from './enums.js';
+import { isGraphQLName } from './graphql-name.js';
+import {
+  inRelationshipContext,
+  quote,
+  quoteTable,
+  relationshipInconsistency,
+  ResolveError,
+  tableInconsistency,
+  type RelationshipKind,
+} from './inconsistency.js';
+import { namingConventionOf } from './naming.js';
+import { resolveRelationship } from './relationships.js';
+import { resolveTableBase } from './table.js';
+
+export { isGraphQLName, isGraphQLEnumValue } from './graphql-name.js';
+export { ResolveError } from './inconsistency.js';
+export { resolveRelationship, type RelationshipEnv } from './relationships.js';
+export { parseRelationshipUsing, type ParsedUsing, type UsingParseError } from './relationship-using.js';
+export { namingConventionOf, rootFieldNames, tableTypeName, defaultIdentifier } from './naming.js';
+export { tableObjectName, relationshipObjectName, quoteTable } from './inconsistency.js';
+
+export interface ResolvedSourceResult {
+  source: ResolvedSource;
+  inconsistencies: InconsistentObject[];
+}
+
+function messageOf(e: unknown): string {
+  if (e instanceof ResolveError) return e.message;
+  throw e;
+}
+
+export async function resolveSource(
+  meta: SourceMetadata,
+  catalog: DatabaseCatalog,
+  connection: SourceConnection,
+): Promise<ResolvedSourceResult> {
+  const customization = meta.customization ?? {};
+  const naming = namingConventionOf(customization);
+  const inconsistencies: InconsistentObject[] = [];
+  const catalogTables = indexCatalog(catalog).tables;
+
+  // Step 1: each tracked table on its own.
+  const counts = new Map<string, number>();
+  for (const t of meta.tables) counts.set(tableKey(t.table), (counts.get(tableKey(t.table)) ?? 0) + 1);
+  const reported = new Set<string>();
+  let tables: ResolvedTable[] = [];
+  for (const t of meta.tables) {
+    const key = tableKey(t.table);
+    if ((counts.get(key) ?? 0) > 1) {
+      if (!reported.has(key)) inconsistencies.push(tableInconsistency(meta.name, t.table, 'duplication definition for table'));
+      reported.add(key);
+      continue;
+    }
+    const entry = catalogTables.get(key);
+    if (!entry) {
+      inconsistencies.push(tableInconsistency(meta.name, t.table, `no such table/view exists in source: ${quoteTable(t.table)}`));
+      continue;
+    }
+    try {
+      tables.push(resolveTableBase(meta.name, t, entry, customization, naming));
+    } catch (e) {
+      inconsistencies.push(tableInconsistency(meta.name, t.table, messageOf(e)));
+    }
+  }
+
+  // Step 2: enum tables, then the columns that reference them.
+  const enumFailures = await resolveEnumTables(tables, connection);
+  tables = tables.filter((t) => {
+    const failure = enumFailures.get(t.key);
+    if (failure) inconsistencies.push(tableInconsistency(meta.name, t.table, failure));
+    return !failure;
+  });
+  const enumTables = new Map(tables.filter((t) => t.isEnum).map((t) => [t.key, t] as const));
+  tables = tables.filter((t) => {
+    try {
+      applyEnumReferences(t, enumTables);
+      return true;
+    } catch (e) {
+      inconsistencies.push(tableInconsistency(meta.name, t.table, messageOf(e)));
+      return false;
+    }
+  });
+
+  // Step 3: generated names must be unique across the source.
+  const clashes = removeNameClashes(meta.name, tables);
+  tables = clashes.kept;
+  inconsistencies.push(...clashes.inconsistencies);
+
+  // Step 4: relationships, now that the set of serving tables is known.
+  const tracked = new Map(tables.map((t) => [t.key, t.catalog] as const));
+  for (const t of tables) inconsistencies.push(...resolveTableRelationships(meta.name, t, tracked));
+
+  return {
+    source: {
+      name: meta.name,
+      kind: meta.kind,
+      metadata: meta,
+      customization,
+      catalog,
+      connection,
+      tables: new Map(tables.map((t) => [t.key, t] as const)),
+    },
+    inconsistencies,
+  };
+}
+
+/** Resolves a table's relationships into `t.relationships`; returns the ones that failed. */
+function resolveTableRelationships(source: string, t: ResolvedTable, tracked: ReadonlyMap<string, ResolvedTable['catalog']>): InconsistentObject[] {
+  const out: InconsistentObject[] = [];
+  const all: Array<[RelationshipKind, RelationshipMetadata]> = [
+    ...(t.metadata.object_relationships ?? []).map((r) => ['object', r] as [RelationshipKind, RelationshipMetadata]),
+    ...(t.metadata.array_relationships ?? []).map((r) => ['array', r] as [RelationshipKind, RelationshipMetadata]),
+  ];
+  const nameCounts = new Map<string, number>();
+  for (const [, r] of all) nameCounts.set(r.name, (nameCounts.get(r.name) ?? 0) + 1);
+  const env = { source, table: t.table, catalog: t.catalog, tracked };
+  for (const [kind, rel] of all) {
+    const fail = (message: string) => out.push(relationshipInconsistency(source, t.table, kind, rel, message));
+    if ((nameCounts.get(rel.name) ?? 0) > 1) {
+      fail(`conflicting definitions for field ${quote(rel.name)}`);
+      continue;
+    }
+    if (!isGraphQLName(rel.name)) {
+      fail(inRelationshipContext(t.table, rel.name, `cannot include ${quote(rel.name)} in the GraphQL schema because it is not a valid GraphQL identifier`));
+      continue;
+    }
+    const column = t.columnsByGraphqlName.get(rel.name);
+    if (column && column.name !== rel.name) {
+      fail(`field definition conflicts with custom field name for postgres column ${quote(column.name)}`);
+      continue;
+    }
+    try {
+      const resolved = resolveRelationship(env, kind, rel);
+      if (t.columnsByName.has(rel.name)) {
+        fail('field definition conflicts with postgres column');
+        continue;
+      }
+      t.relationships.set(rel.name, resolved);
+    } catch (e) {
+      fail(messageOf(e));
+    }
+  }
+  return out;
+}

@@ -1,0 +1,112 @@
+/**
+ * Tracking and untracking tables. Tracking checks what the reference checks before rebuilding
+ * (not already tracked, no function of that name, no root field of that name, the table exists,
+ * GraphQL-compliant names) and then rebuilds to catch the rest (enum shape, name clashes).
+ */
+import type { CatalogTable } from '../../../core/db/catalog.js';
+import { EngineError } from '../../../core/errors.js';
+import {
+  ARGS_PATH,
+  catalogIfAvailable,
+  findTable,
+  optionalBoolean,
+  quotedTable,
+  sameTable,
+  type ArgsObject,
+  type TableTarget,
+} from '../../../core/metadata/args.js';
+import { assertConsistent } from '../../../core/metadata/consistency.js';
+import { dependencyError, removeDependents, tableDependents } from '../../../core/metadata/dependencies.js';
+import { SUCCESS, type OperationContext, type OperationResult } from '../../../core/metadata/operation.js';
+import type { QualifiedTable, TableConfiguration, TableMetadata } from '../../../core/metadata/types.js';
+import { qualifiedTableName } from '../../../core/metadata/types.js';
+import { defaultIdentifier, isGraphQLName, tableObjectName } from '../../../core/schema-cache/resolve/index.js';
+import { tableInconsistency } from '../../../core/schema-cache/resolve/inconsistency.js';
+import { notGraphQLName } from '../../../core/schema-cache/resolve/table.js';
+import { setFederation } from './federation.js';
+import { isEmptyConfiguration } from './table-config.js';
+
+export interface TrackRequest extends TableTarget {
+  configuration: TableConfiguration;
+  isEnum: boolean;
+  /** undefined: not given. */
+  federation: { enable: string } | null | undefined;
+}
+
+/** Root query fields of the live schema, as the reference's introspection-based check sees them. */
+function liveQueryRootFields(ctx: OperationContext): Set<string> {
+  const names = new Set<string>();
+  for (const source of ctx.cache.sources.values()) {
+    const namespace = source.customization.root_fields?.namespace;
+    if (namespace) {
+      names.add(namespace);
+      continue;
+    }
+    for (const t of source.tables.values()) {
+      names.add(t.rootFields.select);
+      names.add(t.rootFields.select_aggregate);
+      if (t.primaryKey?.length) names.add(t.rootFields.select_by_pk);
+    }
+  }
+  return names;
+}
+
+function checkNames(table: QualifiedTable, configuration: TableConfiguration, entry: CatalogTable): void {
+  const identifier = configuration.custom_name || configuration.identifier || defaultIdentifier(table);
+  if (!isGraphQLName(identifier)) {
+    throw new EngineError('validation-failed', notGraphQLName(qualifiedTableName(table), identifier), { path: ARGS_PATH });
+  }
+  for (const c of [entry.primaryKey, ...entry.uniqueConstraints]) {
+    if (c && !isGraphQLName(c.name)) {
+      throw new EngineError(
+        'validation-failed',
+        `cannot include "${c.name}" in the GraphQL schema because it is not a valid GraphQL identifier`,
+        { path: ARGS_PATH },
+      );
+    }
+  }
+}
+
+export async function trackTable(ctx: OperationContext, req: TrackRequest): Promise<OperationResult> {
+  const { source, table } = req;
+  if (findTable(source, table)) {
+    throw new EngineError('already-tracked', `view/table already tracked: ${quotedTable(table)}`, { path: ARGS_PATH });
+  }
+  if ((source.functions ?? []).some((f) => sameTable(f.function, table))) {
+    throw new EngineError('not-supported', `function with name ${quotedTable(table)} already exists`, { path: ARGS_PATH });
+  }
+  const node = defaultIdentifier(table);
+  if (liveQueryRootFields(ctx).has(node)) {
+    throw new EngineError('remote-schema-conflicts', `node ${node} already exists in current graphql schema`, { path: ARGS_PATH });
+  }
+  const catalog = await ctx.catalogFor(source.name);
+  const entry = catalog.tables.find((t) => t.schema === table.schema && t.name === table.name);
+  if (!entry) {
+    const inconsistent = tableInconsistency(source.name, table, `no such table/view exists in source: ${quotedTable(table)}`);
+    throw new EngineError('invalid-configuration', inconsistent.reason, { path: ARGS_PATH, internal: [inconsistent] });
+  }
+  checkNames(table, req.configuration, entry);
+  const meta: TableMetadata = { table };
+  if (!isEmptyConfiguration(req.configuration)) meta.configuration = req.configuration;
+  if (req.isEnum) meta.is_enum = true;
+  if (req.federation) setFederation(meta, req.federation);
+  source.tables.push(meta);
+  ctx.markChanged();
+  await assertConsistent(ctx, [tableObjectName(source.name, table)]);
+  return SUCCESS;
+}
+
+export async function untrackTable(ctx: OperationContext, target: TableTarget, args: ArgsObject): Promise<OperationResult> {
+  const { source, table } = target;
+  const cascade = optionalBoolean(args, 'cascade', ARGS_PATH, false);
+  if (!findTable(source, table)) {
+    throw new EngineError('already-untracked', `view/table already untracked: ${quotedTable(table)}`, { path: ARGS_PATH });
+  }
+  const catalog = await catalogIfAvailable(ctx, source.name);
+  const dependents = tableDependents(ctx.draft, source, table, catalog);
+  if (dependents.length > 0 && !cascade) throw dependencyError(dependents, ARGS_PATH);
+  removeDependents(ctx.draft, dependents);
+  source.tables = source.tables.filter((t) => !sameTable(t.table, table));
+  ctx.markChanged();
+  return SUCCESS;
+}
