@@ -1,0 +1,139 @@
+/**
+ * The base select of one level: the rows of a table after filters, DISTINCT ON, ordering and
+ * paging, before any JSON is built, so the database limits rows before it does per-row work.
+ *
+ *   (SELECT [DISTINCT ON (..)] <needed columns>, <sort keys> FROM "s"."t" AS "_n"
+ *    WHERE <join> AND <permission> AND <where> [ORDER BY ..] [LIMIT ..] [OFFSET ..]) AS "_n"
+ *
+ * Only the columns the level reads are projected. ORDER BY appears here only when paging or
+ * DISTINCT ON needs it: a sub-select without ORDER BY/LIMIT is pulled up by the planner, so an
+ * unpaged level costs nothing extra; the order of the JSON array is set by the aggregate.
+ */
+import type { SelectFromIR, TypedValueIR } from '../../../../core/graphql/ir.js';
+import { errors } from '../../../../core/errors.js';
+import { andSql, boolExpSql, joinSql } from './bool-exp.js';
+import type { CompileContext, SqlParam } from './context.js';
+import { directionSql, orderExprSql } from './order-by.js';
+import { quoteIdent, quoteTable } from './quote.js';
+import { valueSql } from './values.js';
+
+/** How a level hangs off its parent: parent alias and (parent column, this column) pairs. */
+export interface JoinSpec {
+  parent: string;
+  mapping: Array<[string, string]>;
+}
+
+export interface BaseOptions {
+  /** Object relationships: at most one row, whatever the IR's paging says. */
+  singleRow?: boolean;
+  /** Whether the caller orders outside (json_agg ORDER BY), so sort keys must be projected. */
+  exposeOrder: boolean;
+}
+
+export interface BaseSelect {
+  /** The FROM item: `(SELECT ...) AS "_n"`. */
+  from: string;
+  /** ` ORDER BY ...` for the level's json_agg, or '' when unordered. */
+  aggOrder: string;
+}
+
+interface SortItem {
+  /** The key inside the base select (column or correlated sub-select). */
+  expr: string;
+  /** A column of the table, projected under its own name; otherwise a computed key. */
+  column: string | null;
+  dir: string;
+}
+
+export function baseSelect(
+  ctx: CompileContext,
+  sel: SelectFromIR,
+  alias: string,
+  needed: Set<string>,
+  join: JoinSpec | null,
+  options: BaseOptions,
+): BaseSelect {
+  const where = andSql([
+    join === null ? 'true' : joinSql(join.mapping, join.parent, alias),
+    sel.permissionFilter === null ? 'true' : boolExpSql(ctx, sel.permissionFilter, { cur: alias, root: alias }),
+    sel.where === null ? 'true' : boolExpSql(ctx, sel.where, { cur: alias, root: alias }),
+  ]);
+  const limit = options.singleRow ? '1' : limitSql(ctx, sel.limit, sel.permissionLimit);
+  const offset = options.singleRow || sel.offset === null ? null : valueSql(ctx, { ...sel.offset, check: 'offset' });
+  const paged = limit !== null || offset !== null || sel.distinctOn.length > 0;
+  // Built only when used: a key sub-select may hold placeholders, and an unreferenced
+  // placeholder has no type the server could infer.
+  const sorts = paged || options.exposeOrder ? sortItems(ctx, sel, alias) : [];
+  const sortHere = paged && sorts.length > 0;
+
+  // Sort keys that are not plain columns get projected names that no real column can shadow.
+  if (options.exposeOrder) for (const s of sorts) if (s.column !== null) needed.add(s.column);
+  let keyPrefix = '_svc_k';
+  while ([...needed].some((c) => c.startsWith(keyPrefix))) keyPrefix = '_' + keyPrefix;
+
+  const list: string[] = [];
+  for (const c of needed) list.push(alias + '.' + quoteIdent(c));
+  const inner: string[] = [];
+  const outer: string[] = [];
+  sorts.forEach((s, i) => {
+    if (s.column !== null || !options.exposeOrder) {
+      inner.push(s.expr + s.dir);
+      outer.push(s.expr + s.dir);
+      return;
+    }
+    const key = quoteIdent(keyPrefix + i);
+    list.push(`${s.expr} AS ${key}`);
+    inner.push(key + s.dir);
+    outer.push(alias + '.' + key + s.dir);
+  });
+
+  // `SELECT DISTINCT ON (..) FROM` is a syntax error; a count(*)-only level still needs a column.
+  if (list.length === 0) list.push('1');
+  let sql = 'SELECT ';
+  if (sel.distinctOn.length > 0) sql += `DISTINCT ON (${sel.distinctOn.map((c) => alias + '.' + quoteIdent(c)).join(', ')}) `;
+  sql += list.join(', ') + ' FROM ' + quoteTable(sel.from) + ' AS ' + alias;
+  if (where !== 'true') sql += ' WHERE ' + where;
+  if (sortHere) sql += ' ORDER BY ' + inner.join(', ');
+  if (limit !== null) sql += ' LIMIT ' + limit;
+  if (offset !== null) sql += ' OFFSET ' + offset;
+  return {
+    from: `(${sql}) AS ${alias}`,
+    aggOrder: options.exposeOrder && outer.length > 0 ? ' ORDER BY ' + outer.join(', ') : '',
+  };
+}
+
+/** DISTINCT ON columns lead, in the user's direction when the user ordered by them too. */
+function sortItems(ctx: CompileContext, sel: SelectFromIR, alias: string): SortItem[] {
+  const items: SortItem[] = [];
+  const used = new Set<number>();
+  for (const d of sel.distinctOn) {
+    const i = sel.orderBy.findIndex((o) => o.expr.kind === 'column' && o.expr.name === d);
+    if (i >= 0) used.add(i);
+    const o = i >= 0 ? sel.orderBy[i]! : { direction: 'asc' as const, nulls: 'last' as const };
+    items.push({ expr: alias + '.' + quoteIdent(d), column: d, dir: directionSql(o) });
+  }
+  sel.orderBy.forEach((o, i) => {
+    if (used.has(i)) return;
+    const column = o.expr.kind === 'column' ? o.expr.name : null;
+    items.push({ expr: orderExprSql(ctx, o.expr, alias), column, dir: directionSql(o) });
+  });
+  return items;
+}
+
+/**
+ * The row cap: the client's limit, the role's, or the smaller of both (folded when both are
+ * known now, LEAST otherwise; LEAST ignores a NULL limit, leaving the role's cap).
+ */
+function limitSql(ctx: CompileContext, limit: TypedValueIR | null, cap: number | null): string | null {
+  if (cap !== null && !(Number.isSafeInteger(cap) && cap >= 0)) {
+    throw errors.unexpected('invalid permission limit', { limit: cap });
+  }
+  if (limit === null) return cap === null ? null : String(cap);
+  let p: SqlParam = { ...limit, check: 'limit' };
+  if (cap !== null && p.value.kind === 'const' && typeof p.value.value === 'number') {
+    p = { ...p, value: { kind: 'const', value: Math.min(p.value.value, cap) } };
+    return valueSql(ctx, p);
+  }
+  const v = valueSql(ctx, p);
+  return cap === null ? v : `LEAST(${v}, ${cap})`;
+}

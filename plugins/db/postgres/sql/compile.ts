@@ -1,0 +1,21 @@
+/**
+ * One root field → one statement returning one row with one column, `root`: the field's JSON as
+ * text (so the driver hands over the database's bytes untouched).
+ */
+import type { CompiledStatement } from '../../../../core/db/contract.js';
+import type { CompileOptions, RootFieldIR } from '../../../../core/graphql/ir.js';
+import { aggregateLevel } from './aggregate.js';
+import { CompileContext } from './context.js';
+import { selectLevel } from './select.js';
+import { statementName } from './statement-name.js';
+
+export function compileRootField(ir: RootFieldIR, options: CompileOptions): CompiledStatement {
+  const ctx = new CompileContext(options);
+  const level =
+    ir.kind === 'aggregate' ? aggregateLevel(ctx, ir.aggregate, null) : selectLevel(ctx, ir.select, null, ir.single ? 'single' : 'list');
+  let text = `SELECT (${level.expr})::text AS "root" FROM ${level.from}`;
+  // $1 (the session) is always sent; a parameter the text never mentions has no type the
+  // server could infer. The planner folds `x OR true` away, so this costs nothing per row.
+  if (!ctx.usesSession) text += ' WHERE ($1::text IS NULL OR true)';
+  return { text, params: ctx.params, name: statementName(text) };
+}

@@ -1,0 +1,61 @@
+/**
+ * The selection of one row: columns, `__typename` and relationships. Each relationship is a
+ * `LEFT JOIN LATERAL` sub-select correlated on the parent's base row; every such lateral yields
+ * exactly one row (an aggregate, or at most one related row), so the parent's row count and any
+ * aggregate over it are unchanged.
+ */
+import type { FieldIR } from '../../../../core/graphql/ir.js';
+import { aggregateLevel } from './aggregate.js';
+import type { JoinSpec } from './base.js';
+import type { CompileContext } from './context.js';
+import { type JsonPair, rowJson, textLiteral } from './json-object.js';
+import { quoteIdent } from './quote.js';
+import { type LevelSql, selectLevel } from './select.js';
+import { isBigNumberType } from './types.js';
+
+export interface RowParts {
+  /** FROM items to append after the level's base: relationship laterals, then the row lateral. */
+  laterals: string;
+  /** The row's JSON value. */
+  expr: string;
+}
+
+/** A column as it goes into JSON: big numbers as text when the server stringifies them. */
+export function columnValueSql(ctx: CompileContext, table: string, name: string, type: string): string {
+  const col = table + '.' + quoteIdent(name);
+  return ctx.options.stringifyNumericTypes && isBigNumberType(type) ? `(${col})::text` : col;
+}
+
+export function fieldsRow(ctx: CompileContext, fields: FieldIR[], table: string, needed: Set<string>): RowParts {
+  let laterals = '';
+  const pairs: JsonPair[] = [];
+  const relationship = (mapping: Array<[string, string]>, build: (join: JoinSpec) => LevelSql): string => {
+    for (const [parentColumn] of mapping) needed.add(parentColumn);
+    const level = build({ parent: table, mapping });
+    const r = ctx.alias();
+    laterals += ` LEFT JOIN LATERAL (SELECT ${level.expr} AS "v" FROM ${level.from}) AS ${r} ON true`;
+    return r + '."v"';
+  };
+  for (const f of fields) {
+    switch (f.kind) {
+      case 'column':
+        needed.add(f.name);
+        pairs.push({ key: f.alias, expr: columnValueSql(ctx, table, f.name, f.type) });
+        break;
+      case 'typename':
+        pairs.push({ key: f.alias, expr: textLiteral(f.typeName) });
+        break;
+      case 'objectRelationship':
+        pairs.push({ key: f.alias, expr: relationship(f.mapping, (j) => selectLevel(ctx, f.select, j, 'object')) });
+        break;
+      case 'arrayRelationship':
+        pairs.push({ key: f.alias, expr: relationship(f.mapping, (j) => selectLevel(ctx, f.select, j, 'list')) });
+        break;
+      case 'arrayAggregate':
+        pairs.push({ key: f.alias, expr: relationship(f.mapping, (j) => aggregateLevel(ctx, f.aggregate, j)) });
+        break;
+    }
+  }
+  const row = rowJson(ctx, pairs);
+  return { laterals: laterals + row.lateral, expr: row.expr };
+}
