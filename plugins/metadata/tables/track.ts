@@ -18,9 +18,9 @@ import {
 import { assertConsistent } from '../../../core/metadata/consistency.js';
 import { dependencyError, removeDependents, tableDependents } from '../../../core/metadata/dependencies.js';
 import { SUCCESS, type OperationContext, type OperationResult } from '../../../core/metadata/operation.js';
-import type { QualifiedTable, TableConfiguration, TableMetadata } from '../../../core/metadata/types.js';
+import type { QualifiedTable, SourceMetadata, TableConfiguration, TableMetadata } from '../../../core/metadata/types.js';
 import { qualifiedTableName } from '../../../core/metadata/types.js';
-import { defaultIdentifier, isGraphQLName, tableObjectName } from '../../../core/schema-cache/resolve/index.js';
+import { defaultIdentifier, isGraphQLName, namingConventionOf, rootFieldNames, tableObjectName } from '../../../core/schema-cache/resolve/index.js';
 import { tableInconsistency } from '../../../core/schema-cache/resolve/inconsistency.js';
 import { notGraphQLName } from '../../../core/schema-cache/resolve/table.js';
 import { setFederation } from './federation.js';
@@ -34,9 +34,11 @@ export interface TrackRequest extends TableTarget {
 }
 
 /** Root query fields of the live schema, as the reference's introspection-based check sees them. */
-function liveQueryRootFields(ctx: OperationContext): Set<string> {
+/** Top-level query root field names of the other sources (a namespaced source contributes its namespace). */
+function otherSourcesRootFields(ctx: OperationContext, except: string): Set<string> {
   const names = new Set<string>();
   for (const source of ctx.cache.sources.values()) {
+    if (source.name === except) continue;
     const namespace = source.customization.root_fields?.namespace;
     if (namespace) {
       names.add(namespace);
@@ -49,6 +51,18 @@ function liveQueryRootFields(ctx: OperationContext): Set<string> {
     }
   }
   return names;
+}
+
+/**
+ * The names this table would add at the top of query_root: none of its own when its source has
+ * a namespace (the namespace field is checked when the source is added), else its select root
+ * fields. Clashes inside one source are reported by the resolver.
+ */
+function newTopLevelNames(source: SourceMetadata, table: QualifiedTable, configuration: TableConfiguration): string[] {
+  if (source.customization?.root_fields?.namespace) return [];
+  const identifier = configuration.custom_name || configuration.identifier || defaultIdentifier(table);
+  const names = rootFieldNames(identifier, configuration.custom_root_fields, source.customization, namingConventionOf(source.customization));
+  return [names.select, names.select_by_pk, names.select_aggregate];
 }
 
 function checkNames(table: QualifiedTable, configuration: TableConfiguration, entry: CatalogTable): void {
@@ -75,8 +89,9 @@ export async function trackTable(ctx: OperationContext, req: TrackRequest): Prom
   if ((source.functions ?? []).some((f) => sameTable(f.function, table))) {
     throw new EngineError('not-supported', `function with name ${quotedTable(table)} already exists`, { path: ARGS_PATH });
   }
-  const node = defaultIdentifier(table);
-  if (liveQueryRootFields(ctx).has(node)) {
+  const taken = otherSourcesRootFields(ctx, source.name);
+  const node = newTopLevelNames(source, table, req.configuration).find((n) => taken.has(n));
+  if (node) {
     throw new EngineError('remote-schema-conflicts', `node ${node} already exists in current graphql schema`, { path: ARGS_PATH });
   }
   const catalog = await ctx.catalogFor(source.name);
