@@ -155,21 +155,21 @@ export const SERVER_OPTIONS = [
   },
   {
     key: 'authHook', flag: 'auth-hook', env: 'SVC_GRAPHQL_AUTH_HOOK', type: { kind: 'url', schemes: ['http', 'https'] },
-    scope: 'serve', inEffect: false, note: NOT_BUILT('auth modes'), description: 'authentication webhook URL',
+    scope: 'serve', inEffect: true, description: 'authentication webhook URL',
   },
   {
     key: 'authHookMode', flag: 'auth-hook-mode', env: 'SVC_GRAPHQL_AUTH_HOOK_MODE',
-    type: { kind: 'enum', values: ['GET', 'POST'] }, default: 'GET', scope: 'serve', inEffect: false,
-    note: NOT_BUILT('auth modes'), description: 'HTTP method used to call the authentication webhook',
+    type: { kind: 'enum', values: ['GET', 'POST'] }, default: 'GET', scope: 'serve', inEffect: true,
+    description: 'HTTP method used to call the authentication webhook',
   },
   {
     key: 'jwtSecret', flag: 'jwt-secret', env: 'SVC_GRAPHQL_JWT_SECRET', type: { kind: 'json-object' }, secret: true,
-    scope: 'serve', inEffect: false, note: NOT_BUILT('auth modes'),
+    scope: 'serve', inEffect: true,
     description: 'JWT verification configuration: a JSON object with `type` and `key` and optional details',
   },
   {
     key: 'unauthorizedRole', flag: 'unauthorized-role', env: 'SVC_GRAPHQL_UNAUTHORIZED_ROLE', type: STRING,
-    valueName: 'role', scope: 'serve', inEffect: false, note: NOT_BUILT('auth modes'),
+    valueName: 'role', scope: 'serve', inEffect: true,
     description: 'role for requests without credentials (no admin secret, or no Authorization header in JWT mode)',
   },
   {
@@ -213,8 +213,8 @@ export const SERVER_OPTIONS = [
   {
     key: 'queryPlanCacheSize', flag: 'query-plan-cache-size', env: 'SVC_GRAPHQL_QUERY_PLAN_CACHE_SIZE',
     type: { kind: 'integer', min: 0, max: 65535 }, default: 4000,
-    deprecated: { replacement: 'nothing (the query plan cache is gone)' }, scope: 'serve', inEffect: false,
-    note: 'parsed for compatibility and ignored, as in the reference engine',
+    deprecated: { replacement: 'nothing; the default suits almost every deployment' }, scope: 'serve', inEffect: true,
+    note: 'entries of the parsed-and-planned operation cache (the reference engine ignores it; this engine uses it)',
     description: 'query plan cache size; 0 disables',
   },
   {
@@ -270,7 +270,8 @@ export const SERVER_OPTIONS = [
   {
     key: 'metadataDatabaseExtensionsSchema', flag: 'metadata-database-extensions-schema',
     env: 'SVC_GRAPHQL_METADATA_DATABASE_EXTENSIONS_SCHEMA', type: STRING, valueName: 'schema', default: 'public',
-    scope: 'serve', inEffect: true, description: 'schema where extensions are installed in the metadata database',
+    scope: 'serve', inEffect: false, note: 'the metadata catalog needs no extension, so there is nothing to place',
+    description: 'schema where extensions are installed in the metadata database',
   },
   {
     key: 'enableAllowlist', flag: 'enable-allowlist', env: 'SVC_GRAPHQL_ENABLE_ALLOWLIST', type: BOOL, default: false,

@@ -10,6 +10,11 @@ export interface Session {
   role: string;
   /** Session variables with lower-cased `x-svc-*` names and string values; includes `x-svc-role`. */
   variables: Readonly<Record<string, string>>;
+  /**
+   * When the credentials stop being valid (a JWT's `exp`, a webhook's `Cache-Control`/`Expires`):
+   * a websocket connection authenticated with them is closed then. Absent means no expiry.
+   */
+  expiresAt?: Date;
 }
 
 export interface AuthRequest {

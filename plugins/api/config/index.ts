@@ -8,9 +8,7 @@ import { authenticateRequest } from '../../../core/http/auth.js';
 import { isAdmin } from '../../../core/auth/session.js';
 import { ENGINE_VERSION } from '../../../core/version.js';
 import type { ServerConfig } from '../../../core/config/types.js';
-
-/** The claims namespace a JWT configuration uses when it names none. */
-export const DEFAULT_CLAIMS_NAMESPACE = 'https://svc-graphql-engine.io/jwt/claims';
+import { DEFAULT_CLAIMS_NAMESPACE } from '../../auth/jwt/config.js';
 
 export function configStatus(config: ServerConfig): Record<string, unknown> {
   const jwt = config.jwtSecret;

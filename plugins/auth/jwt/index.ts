@@ -1,0 +1,92 @@
+/**
+ * JWT mode (--jwt-secret). A request without an admin secret header must carry a token
+ * (`Authorization: Bearer`, a cookie or a custom header, per the `header` setting); it is verified
+ * against the configured key or the JWK set at `jwk_url`, and its `x-svc-*` claims give the role
+ * (`X-Svc-Role` chooses among `x-svc-allowed-roles`, else `x-svc-default-role`) and the session
+ * variables; `exp` becomes the session's expiry. Without a token the request is left to the
+ * unauthorized-role plugin when --unauthorized-role is set, and refused otherwise.
+ * Requires an admin secret and excludes webhook mode (boot errors). Taps `onRequestAuth` at
+ * DEFAULT, after admin-secret. Without --jwt-secret it registers nothing; disabling it turns JWT
+ * mode off.
+ */
+import { definePlugin } from '../../../core/plugin.js';
+import { Stage } from '../../../core/hooks.js';
+import { BootError } from '../../../core/errors.js';
+import { makeSession, type Session } from '../../../core/auth/session.js';
+import type { ServerConfig } from '../../../core/config/types.js';
+import type { Logger } from '../../../core/logger.js';
+import { parseJwtSecret } from './config.js';
+import { findToken, missingTokenError } from './location.js';
+import { verifyToken, type KeySource } from './verify.js';
+import { resolveClaims } from './claims.js';
+import { RemoteJwkSet } from './jwks.js';
+
+export { DEFAULT_CLAIMS_NAMESPACE } from './config.js';
+
+const PLUGIN_ID = 'auth/jwt';
+
+export interface JwtOptions {
+  /** The --jwt-secret JSON object; without it the plugin does nothing. */
+  secret?: Record<string, unknown>;
+  /** Deadline of one fetch of the JWK set at `jwk_url`. */
+  jwkFetchTimeoutSeconds: number;
+  /** Shortest wait before a failed or stale JWK set is fetched again. */
+  jwkRetrySeconds: number;
+}
+
+export default definePlugin<JwtOptions>({
+  name: 'jwt',
+  kind: 'auth',
+  optionsSchema: {
+    type: 'object',
+    properties: {
+      secret: { type: 'object', nullable: true },
+      jwkFetchTimeoutSeconds: { type: 'number', exclusiveMinimum: 0, default: 30 },
+      jwkRetrySeconds: { type: 'number', minimum: 0, default: 1 },
+    },
+    required: ['jwkFetchTimeoutSeconds', 'jwkRetrySeconds'],
+    additionalProperties: false,
+  },
+  optionsFromConfig: (config) => (config.jwtSecret !== undefined ? { secret: config.jwtSecret } : {}),
+  register(container, hooks, options) {
+    if (options.secret === undefined) return;
+    const settings = parseJwtSecret(options.secret);
+    const config = container.resolve<ServerConfig>('config');
+    if (config.adminSecret === undefined) {
+      throw new BootError(
+        'E_OPTION_INVALID',
+        '--jwt-secret (SVC_GRAPHQL_JWT_SECRET) requires --admin-secret (SVC_GRAPHQL_ADMIN_SECRET) to be set',
+      );
+    }
+    if (config.authHook !== undefined) {
+      throw new BootError(
+        'E_OPTION_INVALID',
+        'Both webhook and JWT mode cannot be enabled at the same time (--auth-hook and --jwt-secret)',
+      );
+    }
+    const source = settings.key;
+    const keys: KeySource =
+      source.kind === 'static'
+        ? { keys: async () => [source.key] }
+        : new RemoteJwkSet({
+            url: source.url,
+            timeoutMs: options.jwkFetchTimeoutSeconds * 1000,
+            retryMs: options.jwkRetrySeconds * 1000,
+            logger: container.resolve<Logger>('logger'),
+          });
+    // The reference engine answers a token-less request with the unauthorized role when one is set.
+    const tokenOptional = config.unauthorizedRole !== undefined;
+
+    hooks.onRequestAuth.tapPromise({ name: PLUGIN_ID, stage: Stage.DEFAULT }, async (req): Promise<Session | undefined> => {
+      const token = findToken(req.headers, settings.location);
+      if (token === undefined) {
+        if (tokenOptional) return undefined;
+        throw missingTokenError();
+      }
+      const verified = await verifyToken(token, keys, settings);
+      const { role, variables } = resolveClaims(verified.claims, settings.claims, req.headers);
+      const session = makeSession(role, variables);
+      return verified.expiresAt ? { ...session, expiresAt: verified.expiresAt } : session;
+    });
+  },
+});

@@ -1,0 +1,114 @@
+/**
+ * Webhook mode (--auth-hook, --auth-hook-mode). A request without an admin secret header is
+ * authenticated by calling the webhook (GET with the client's headers, or POST with
+ * `{headers, request}`); its 200 answer gives the session variables and role, its `Set-Cookie`
+ * headers are passed on to the client, and `Cache-Control`/`Expires` in the answer set the
+ * session's expiry. 401 from the webhook is a 401; any other status, an unreadable answer, a
+ * failed call or one exceeding `timeoutSeconds` is a 500. The webhook is called for every such
+ * request: the unauthorized role does not apply in this mode (the reference engine refuses to
+ * start with both). Requires an admin secret and excludes JWT mode (boot errors). Taps
+ * `onRequestAuth` at DEFAULT, after admin-secret. Without --auth-hook it registers nothing.
+ */
+import { definePlugin } from '../../../core/plugin.js';
+import { Stage } from '../../../core/hooks.js';
+import { BootError, EngineError } from '../../../core/errors.js';
+import { makeSession, type AuthRequest, type Session } from '../../../core/auth/session.js';
+import type { ServerConfig } from '../../../core/config/types.js';
+import type { Logger } from '../../../core/logger.js';
+import { callHook, getModeHeaders, HookCallFailure, postModeBody, type HookMode, type HookResponse } from './request.js';
+import { interpretHookAnswer, missingRoleError, sessionVariablesOf } from './response.js';
+import { hookExpiry } from './expiry.js';
+
+const PLUGIN_ID = 'auth/webhook';
+const LOG_TYPE = 'webhook-log';
+
+export interface WebhookOptions {
+  /** The --auth-hook URL; without it the plugin does nothing. */
+  url?: string;
+  mode: HookMode;
+  /** Deadline of one webhook call; the reference engine's HTTP client gives up after 30 s. */
+  timeoutSeconds: number;
+}
+
+export default definePlugin<WebhookOptions>({
+  name: 'webhook',
+  kind: 'auth',
+  optionsSchema: {
+    type: 'object',
+    properties: {
+      url: { type: 'string', nullable: true },
+      mode: { type: 'string', enum: ['GET', 'POST'], default: 'GET' },
+      timeoutSeconds: { type: 'number', exclusiveMinimum: 0, default: 30 },
+    },
+    required: ['mode', 'timeoutSeconds'],
+    additionalProperties: false,
+  },
+  optionsFromConfig: (config) => ({
+    mode: config.authHookMode,
+    ...(config.authHook !== undefined ? { url: config.authHook } : {}),
+  }),
+  register(container, hooks, { url, mode, timeoutSeconds }) {
+    if (url === undefined) return;
+    const target = parseUrl(url);
+    const config = container.resolve<ServerConfig>('config');
+    if (config.adminSecret === undefined) {
+      throw new BootError(
+        'E_OPTION_INVALID',
+        '--auth-hook (SVC_GRAPHQL_AUTH_HOOK) requires --admin-secret (SVC_GRAPHQL_ADMIN_SECRET) to be set',
+      );
+    }
+    if (config.jwtSecret !== undefined) {
+      throw new BootError(
+        'E_OPTION_INVALID',
+        'Both webhook and JWT mode cannot be enabled at the same time (--auth-hook and --jwt-secret)',
+      );
+    }
+    const logger = container.resolve<Logger>('logger');
+    const timeoutMs = timeoutSeconds * 1000;
+
+    hooks.onRequestAuth.tapPromise({ name: PLUGIN_ID, stage: Stage.DEFAULT }, async (req): Promise<Session> => {
+      const res = await call(target, mode, req, timeoutMs, logger);
+      const verdict = interpretHookAnswer(res.status, res.body);
+      if (verdict.kind === 'rejected') {
+        logger.error(LOG_TYPE, { url, method: mode, status: res.status, response: res.body.toString('utf8') });
+        throw verdict.error;
+      }
+      const variables = sessionVariablesOf(verdict.answer);
+      const role = variables['x-svc-role'];
+      if (role === undefined || role === '') throw missingRoleError();
+      for (const cookie of setCookies(res)) req.responseHeaders.push(['Set-Cookie', cookie]);
+      const { expiresAt, problem } = hookExpiry(verdict.answer, Date.now());
+      if (problem) logger.warn(LOG_TYPE, { url, method: mode, status: res.status, message: problem });
+      logger.info(LOG_TYPE, { url, method: mode, status: res.status });
+      const session = makeSession(role, variables);
+      return expiresAt ? { ...session, expiresAt } : session;
+    });
+  },
+});
+
+function parseUrl(url: string): URL {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return parsed;
+  } catch {
+    // reported below
+  }
+  throw new BootError('E_OPTION_INVALID', `--auth-hook (SVC_GRAPHQL_AUTH_HOOK) must be an http or https URL: ${url}`);
+}
+
+async function call(target: URL, mode: HookMode, req: AuthRequest, timeoutMs: number, logger: Logger): Promise<HookResponse> {
+  try {
+    return mode === 'GET'
+      ? await callHook(target, 'GET', getModeHeaders(req.headers), undefined, timeoutMs)
+      : await callHook(target, 'POST', getModeHeaders({}), postModeBody(req.headers, req.body), timeoutMs);
+  } catch (e) {
+    if (!(e instanceof HookCallFailure)) throw e;
+    logger.error(LOG_TYPE, { url: target.href, method: mode, http_error: e.message });
+    throw new EngineError('unexpected', 'webhook authentication request failed', { status: 500, internal: e.message });
+  }
+}
+
+function setCookies(res: HookResponse): string[] {
+  const v = res.headers['set-cookie'];
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
+}
