@@ -165,8 +165,11 @@ function closeServer(server: Server, timeoutMs: number): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
     timer.unref();
+    // Keep-alive connections go idle as their last response ends; close them as they do.
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
     server.close(() => {
       clearTimeout(timer);
+      clearInterval(sweep);
       resolve();
     });
     server.closeIdleConnections();

@@ -51,7 +51,7 @@ export function runPgDump(target: PgConnectionTarget, opts: string[], secrets: r
       if (code === 0) return resolve(Buffer.concat(out).toString('utf8'));
       let message = Buffer.concat(err).toString('utf8').trim();
       for (const s of secrets) if (s) message = message.split(s).join('***');
-      reject(new EngineError('unexpected', 'pg_dump failed', { internal: { exit_code: code, stderr: message } }));
+      reject(new EngineError('unexpected', 'pg_dump failed', { status: 400, internal: { exit_code: code, stderr: message } }));
     });
   });
 }

@@ -159,7 +159,7 @@ describe('enabled APIs (integration)', function () {
   });
 
   it('answers 404 for disabled APIs as if they did not exist', async () => {
-    for (const path of ['/v1/metadata', '/v1/query', '/v2/query']) {
+    for (const path of ['/v1/metadata', '/v1/query', '/v2/query', '/v1alpha1/pg_dump']) {
       const res = await call(engine, path, { type: 'export_metadata', args: {} });
       expect(res.status, path).to.equal(404);
       expect(res.body).to.include({ code: 'not-found' });
