@@ -20,21 +20,9 @@ export const DEFAULT_SOURCE = 'default';
  */
 export const ARGS_PATH = '$.args';
 
-/** The JSON type name the reference prints in "expected X, but encountered Y". */
-export function jsonTypeName(v: unknown): string {
-  if (v === null) return 'Null';
-  if (Array.isArray(v)) return 'Array';
-  switch (typeof v) {
-    case 'string':
-      return 'String';
-    case 'number':
-      return 'Number';
-    case 'boolean':
-      return 'Boolean';
-    default:
-      return 'Object';
-  }
-}
+import { jsonTypeName } from '../json-type.js';
+
+export { jsonTypeName };
 
 export const isPlainObject = (v: unknown): v is ArgsObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 

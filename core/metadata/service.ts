@@ -21,6 +21,7 @@ import type { MetadataStore } from './store.js';
 import type { InconsistentObject, MetadataDocument } from './types.js';
 import type { MetadataEndpoint, MetadataOperation, OperationContext, OperationResult, ReloadRequest } from './operation.js';
 import { Mutex } from './mutex.js';
+import { jsonTypeName } from '../json-type.js';
 
 export interface MetadataServiceDeps {
   store: MetadataStore;
@@ -214,7 +215,7 @@ export class MetadataService {
 
 function parseOperation(body: unknown, path: string): MetadataOperation {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new EngineError('parse-failed', `expected Object, but encountered ${jsonKind(body)}`, { path });
+    throw new EngineError('parse-failed', `expected Object, but encountered ${jsonTypeName(body)}`, { path });
   }
   const o = body as Record<string, unknown>;
   if (typeof o['type'] !== 'string') {
@@ -233,11 +234,6 @@ function parseOperation(body: unknown, path: string): MetadataOperation {
   return { type: o['type'], args: o['args'] ?? {}, version: version as number | undefined, resource_version: rv as number | undefined };
 }
 
-function jsonKind(v: unknown): string {
-  if (v === null) return 'Null';
-  if (Array.isArray(v)) return 'Array';
-  return { string: 'String', number: 'Number', boolean: 'Boolean' }[typeof v as string] ?? 'Object';
-}
 
 function unknownOperation(type: string, endpoint: MetadataEndpoint, path: string): EngineError {
   const where = { metadata: '/v1/metadata', query: '/v1/query', schema: '/v2/query' }[endpoint];

@@ -5,6 +5,7 @@
  * string. Messages follow the reference engine, including the JSON-decoder wording after the colon
  * ("parsing Text failed, expected String, but encountered Number").
  */
+import { jsonTypeName } from '../../../core/json-type.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { EngineError } from '../../../core/errors.js';
 import { ALLOWED_ROLES_CLAIM, DEFAULT_ROLE_CLAIM, type ClaimsMapValue, type ClaimsSource } from './config.js';
@@ -23,21 +24,6 @@ const invalidClaims = (message: string): EngineError => new EngineError('jwt-inv
 const missingClaim = (name: string): EngineError =>
   new EngineError('jwt-missing-role-claims', `JWT claim does not contain ${name}`);
 
-/** The JSON type names the reference engine's decoder reports. */
-function jsonType(v: unknown): string {
-  if (v === null) return 'Null';
-  if (Array.isArray(v)) return 'Array';
-  switch (typeof v) {
-    case 'string':
-      return 'String';
-    case 'number':
-      return 'Number';
-    case 'boolean':
-      return 'Boolean';
-    default:
-      return 'Object';
-  }
-}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -97,13 +83,13 @@ function fromClaimsMap(claims: Readonly<Record<string, unknown>>, source: Extrac
 }
 
 function roleNameProblem(v: unknown): string | undefined {
-  if (typeof v !== 'string') return `parsing String failed, expected String, but encountered ${jsonType(v)}`;
+  if (typeof v !== 'string') return `parsing String failed, expected String, but encountered ${jsonTypeName(v)}`;
   return v === '' ? 'empty string not allowed' : undefined;
 }
 
 function allowedRoles(v: unknown): string[] {
   const hint = `invalid ${ALLOWED_ROLES_CLAIM}; should be a list of roles`;
-  if (!Array.isArray(v)) throw invalidClaims(`${hint}: parsing [] failed, expected Array, but encountered ${jsonType(v)}`);
+  if (!Array.isArray(v)) throw invalidClaims(`${hint}: parsing [] failed, expected Array, but encountered ${jsonTypeName(v)}`);
   for (const r of v) {
     const problem = roleNameProblem(r);
     if (problem) throw invalidClaims(`${hint}: ${problem}`);
@@ -141,7 +127,7 @@ export function resolveClaims(
   for (const [name, v] of found) {
     if (name === ALLOWED_ROLES_CLAIM || name === DEFAULT_ROLE_CLAIM || ADMIN_SECRET_NAMES.has(name)) continue;
     if (typeof v !== 'string') {
-      throw invalidClaims(`x-svc-* claims: parsing Text failed, expected String, but encountered ${jsonType(v)}`);
+      throw invalidClaims(`x-svc-* claims: parsing Text failed, expected String, but encountered ${jsonTypeName(v)}`);
     }
     variables[name] = v;
   }

@@ -9,9 +9,9 @@
  * DEFAULT, after admin-secret. Without --jwt-secret it registers nothing; disabling it turns JWT
  * mode off.
  */
+import { checkAuthModeRequirements } from '../../../core/auth/mode-requirements.js';
 import { definePlugin } from '../../../core/plugin.js';
 import { Stage } from '../../../core/hooks.js';
-import { BootError } from '../../../core/errors.js';
 import { makeSession, type Session } from '../../../core/auth/session.js';
 import type { ServerConfig } from '../../../core/config/types.js';
 import type { Logger } from '../../../core/logger.js';
@@ -52,18 +52,7 @@ export default definePlugin<JwtOptions>({
     if (options.secret === undefined) return;
     const settings = parseJwtSecret(options.secret);
     const config = container.resolve<ServerConfig>('config');
-    if (config.adminSecret === undefined) {
-      throw new BootError(
-        'E_OPTION_INVALID',
-        '--jwt-secret (SVC_GRAPHQL_JWT_SECRET) requires --admin-secret (SVC_GRAPHQL_ADMIN_SECRET) to be set',
-      );
-    }
-    if (config.authHook !== undefined) {
-      throw new BootError(
-        'E_OPTION_INVALID',
-        'Both webhook and JWT mode cannot be enabled at the same time (--auth-hook and --jwt-secret)',
-      );
-    }
+    checkAuthModeRequirements(config, 'jwt');
     const source = settings.key;
     const keys: KeySource =
       source.kind === 'static'

@@ -9,6 +9,7 @@
  * start with both). Requires an admin secret and excludes JWT mode (boot errors). Taps
  * `onRequestAuth` at DEFAULT, after admin-secret. Without --auth-hook it registers nothing.
  */
+import { checkAuthModeRequirements } from '../../../core/auth/mode-requirements.js';
 import { definePlugin } from '../../../core/plugin.js';
 import { Stage } from '../../../core/hooks.js';
 import { BootError, EngineError } from '../../../core/errors.js';
@@ -51,18 +52,7 @@ export default definePlugin<WebhookOptions>({
     if (url === undefined) return;
     const target = parseUrl(url);
     const config = container.resolve<ServerConfig>('config');
-    if (config.adminSecret === undefined) {
-      throw new BootError(
-        'E_OPTION_INVALID',
-        '--auth-hook (SVC_GRAPHQL_AUTH_HOOK) requires --admin-secret (SVC_GRAPHQL_ADMIN_SECRET) to be set',
-      );
-    }
-    if (config.jwtSecret !== undefined) {
-      throw new BootError(
-        'E_OPTION_INVALID',
-        'Both webhook and JWT mode cannot be enabled at the same time (--auth-hook and --jwt-secret)',
-      );
-    }
+    checkAuthModeRequirements(config, 'webhook');
     const logger = container.resolve<Logger>('logger');
     const timeoutMs = timeoutSeconds * 1000;
 
