@@ -44,6 +44,13 @@ export interface CatalogForeignKey {
 export interface CatalogTable {
   schema: string;
   name: string;
+  /**
+   * The database's identity of the relation, unchanged by a rename. Only introspections made to
+   * diff a schema change (run_sql) fill it in, so catalogs of equal schemas stay equal. When set,
+   * `position` of each column must be just as stable (PostgreSQL's attnum), so that a renamed
+   * column is recognised by it.
+   */
+  oid?: number;
   kind: 'table' | 'view' | 'materialized_view' | 'foreign_table' | 'partitioned_table';
   description: string | null;
   columns: CatalogColumn[];

@@ -5,6 +5,8 @@
  */
 import type { DatabaseCatalog } from './catalog.js';
 import type { CompileOptions, RootFieldIR, TypedValueIR } from '../graphql/ir.js';
+import type { MutationIR } from '../graphql/ir-mutation.js';
+import type { RawSqlOptions, RawSqlResult } from './raw-sql.js';
 
 export interface SourceHealth {
   status: 'OK' | 'TIMEOUT' | 'ERROR' | 'FAILED';
@@ -21,6 +23,21 @@ export interface CompiledStatement {
   params: TypedValueIR[];
   /** A stable name for a server-side prepared statement (derived from the text). */
   name: string;
+}
+
+/**
+ * A compiled mutation root field. Opaque to the core beyond `params`: the values the executor
+ * resolves per request (constants, GraphQL variables, session variables), in order; the plugin
+ * keeps whatever else it needs (statements, how nested inserts chain) on its own subtype.
+ */
+export interface CompiledMutation {
+  params: TypedValueIR[];
+}
+
+/** One compiled mutation with its resolved `params` values (JS values, null for SQL NULL). */
+export interface MutationRun {
+  mutation: CompiledMutation;
+  values: readonly unknown[];
 }
 
 export interface DatabaseKind {
@@ -48,6 +65,28 @@ export interface SourceConnection {
    * Returns the JSON text exactly as the database produced it.
    */
   runQuery(statement: CompiledStatement, sessionJson: string, values: readonly unknown[]): Promise<string>;
+  /**
+   * For the explain API: the statement with its parameters written as literals, and the
+   * database's plan for it (one line per entry). Optional: kinds without it cannot be explained.
+   */
+  explainQuery?(statement: CompiledStatement, sessionJson: string, values: readonly unknown[]): Promise<{ sql: string; plan: string[] }>;
+  /**
+   * `run_sql`: several statements in one transaction, the last one's result returned. Optional:
+   * kinds without it answer `run_sql` with not-supported.
+   */
+  runSql?(sql: string, options: RawSqlOptions): Promise<RawSqlResult>;
+  /**
+   * Compile one mutation root field. Kinds that cannot write leave this out, and a mutation
+   * against their sources is refused at plan time. The result is cached with the plan.
+   */
+  compileMutation?(ir: MutationIR, options: CompileOptions): CompiledMutation;
+  /**
+   * Run the mutation root fields of one request against this source, in order, in ONE
+   * transaction: any failure rolls every one of them back. The session JSON is made visible to
+   * the database (for Postgres, the transaction-local setting `svc.user`) before anything runs.
+   * Returns each field's JSON text, in order.
+   */
+  runMutations?(batch: readonly MutationRun[], sessionJson: string): Promise<string[]>;
   /** Run SQL text as an admin would (introspection helpers, tests). */
   execute(sql: string, values?: readonly unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
   close(): Promise<void>;

@@ -12,6 +12,7 @@ import type {
   GraphQLSchema,
 } from 'graphql';
 import type { RootFieldIR } from './ir.js';
+import type { MutationIR } from './ir-mutation.js';
 import type { SchemaCache } from '../schema-cache/cache.js';
 import type { ServerConfig } from '../config/types.js';
 
@@ -37,6 +38,12 @@ export interface DbRootFieldPlanner {
   source: string;
   /** Build the IR of one occurrence of this root field (`field.alias` is the response key). */
   buildIR(field: FieldNode, parentType: GraphQLObjectType, ctx: PlanContext): RootFieldIR;
+  /**
+   * Set on mutation root fields only (and then `buildIR` is never called): the mutation IR of
+   * one occurrence. Kept on the `db` planner kind, so code that walks root fields by kind keeps
+   * working; the executor tells mutations apart by this member.
+   */
+  buildMutationIR?(field: FieldNode, parentType: GraphQLObjectType, ctx: PlanContext): MutationIR;
 }
 
 /** A root field that is an object grouping other root fields (a source's root-field namespace). */

@@ -70,11 +70,12 @@ export function walkBoolExp(exp: unknown, table: QualifiedTable, ctx: WalkContex
   const rels = new Map((meta ? relationshipsOf(meta) : []).map(([kind, r]) => [r.name, { kind, r }] as const));
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(exp)) {
-    if (key === '_and' || key === '_or' || key === '_not') {
+    // Permissions also accept the legacy `$and`, `$or`, `$not`, `$exists` spellings.
+    if (key === '_and' || key === '_or' || key === '_not' || key === '$and' || key === '$or' || key === '$not') {
       out[key] = walkBoolExp(value, table, ctx);
       continue;
     }
-    if (key === '_exists' && isPlainObject(value)) {
+    if ((key === '_exists' || key === '$exists') && isPlainObject(value)) {
       const target = toQualifiedTable(value._table);
       if (target) ctx.onExists?.(target);
       out[key] = target ? { ...value, _where: walkBoolExp(value._where, target, ctx) } : value;

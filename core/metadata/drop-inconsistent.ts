@@ -50,8 +50,10 @@ export function dropInconsistentObjects(draft: MetadataDocument, objects: readon
       table[key] = (table[key] ?? []).filter((r) => r.name !== def['name']);
     } else if (o.type in PERMISSION_KEYS) {
       const key = PERMISSION_KEYS[o.type]!;
-      const list = (table[key] ?? []) as Array<{ role: string }>;
-      (table as unknown as Record<string, unknown>)[key] = list.filter((p) => p.role !== def['role']);
+      const kept = ((table[key] ?? []) as Array<{ role: string }>).filter((p) => p.role !== def['role']);
+      // The export leaves empty permission lists out.
+      if (kept.length > 0) (table as unknown as Record<string, unknown>)[key] = kept;
+      else delete table[key];
     } else if (o.type === 'computed_field') {
       table.computed_fields = (table.computed_fields ?? []).filter((c) => c.name !== def['name']);
     } else if (o.type === 'event_trigger') {

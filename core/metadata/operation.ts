@@ -46,6 +46,11 @@ export interface OperationContext {
   markChanged(): void;
   /** Re-introspect databases when rebuilding (reload_metadata). */
   requestReload(reload: ReloadRequest): void;
+  /**
+   * The source's database may have changed under this request (run_sql): catalogs read so far
+   * are stale, so later operations of a bulk must introspect again. Does not force a rebuild.
+   */
+  invalidateCatalog?(sourceName: string): void;
   /** Persist even if the rebuilt metadata has inconsistencies (replace_metadata's flag). */
   allowInconsistency(): void;
   /** The database kind plugin serving a kind name (`postgres`) or prefix (`pg`). */

@@ -192,7 +192,15 @@ export class MetadataService {
         state.changed = true;
       },
       requestReload: (reload) => {
-        state.reload = reload;
+        state.reload = state.reload ? mergeReloads(state.reload, reload) : reload;
+        // The database changed under this request (run_sql): catalogs read earlier are stale.
+        const names = reload.sources === true ? [...state.catalogs.keys()] : reload.sources === false ? [] : reload.sources;
+        for (const name of names) state.catalogs.delete(name);
+        if (names.length > 0) state.preview = null;
+      },
+      invalidateCatalog: (sourceName) => {
+        state.catalogs.delete(sourceName);
+        state.preview = null;
       },
       allowInconsistency: () => {
         state.allowInconsistent = true;
@@ -247,6 +255,17 @@ function withOperationPath(e: unknown, opPath: string, argsPath: string): unknow
   if (e.path === '$') return e.atPath(argsPath);
   if (e.path.startsWith('$.args')) return e.atPath(opPath + e.path.slice(1));
   return e.atPath(opPath + e.path.slice(1));
+}
+
+/** Two reload requests of one bulk: everything either asked to re-read. */
+function mergeReloads(a: ReloadRequest, b: ReloadRequest): ReloadRequest {
+  const union = (x: boolean | string[], y: boolean | string[]): boolean | string[] =>
+    x === true || y === true ? true : x === false ? y : y === false ? x : [...new Set([...x, ...y])];
+  return {
+    sources: union(a.sources, b.sources),
+    remoteSchemas: union(a.remoteSchemas, b.remoteSchemas),
+    recreateEventTriggers: union(a.recreateEventTriggers, b.recreateEventTriggers),
+  };
 }
 
 function newInconsistencies(before: readonly InconsistentObject[], after: readonly InconsistentObject[]): InconsistentObject[] {

@@ -2,6 +2,7 @@
  * Executes GraphQL requests on the hot path: plan-cache lookup (schema version, role, query
  * text, operation name), variable coercion, parameter binding, one statement per database root
  * field, and the response spliced together from the database's JSON text without parsing it.
+ * Mutation fields run first, one transaction per source (./mutation.ts), then splice the same way.
  */
 import { execute, getOperationAST, getVariableValues, Kind, type FragmentDefinitionNode } from 'graphql';
 import { EngineError } from '../../errors.js';
@@ -10,10 +11,13 @@ import type { ServerConfig } from '../../config/types.js';
 import type { SchemaCacheRef } from '../../schema-cache/ref.js';
 import type { SchemaCache } from '../../schema-cache/cache.js';
 import type { TypedValueIR } from '../ir.js';
+import type { CompiledStatement, SourceConnection } from '../../db/contract.js';
 import type { GraphQLRequest } from './request.js';
 import { LruCache } from './lru.js';
 import { parseDocument, validateDocument } from './validate.js';
 import { compileOperation, MAX_VARIANTS, variantKey, type CompiledOperation, type OperationKind, type PreparedOperation, type RootStep } from './plan.js';
+import { runMutationSteps } from './mutation.js';
+import { requireSessionVariables } from '../plan/session-variables.js';
 
 export class GraphQLExecutor {
   private readonly prepared: LruCache<string, PreparedOperation>;
@@ -39,8 +43,26 @@ export class GraphQLExecutor {
     const variables = coerced.coerced;
     const compiled = this.compiled(prepared, cache, variables);
     const sessionJson = JSON.stringify(session.variables);
-    const parts = await this.runSteps(compiled.steps, variables, session, sessionJson, await this.introspect(prepared, compiled, request));
+    // Mutations run first, in one transaction per source; the splice below just reads their results.
+    const mutated =
+      prepared.kind === 'mutation' ? await runMutationSteps(compiled.steps, variables, session, sessionJson, bindParams) : NO_RESULTS;
+    const parts = await this.runSteps(compiled.steps, variables, session, sessionJson, await this.introspect(prepared, compiled, request), mutated);
     return `{"data":${parts}}`;
+  }
+
+  /**
+   * The plan `execute` would run for this request, without running it (the explain API): per
+   * root field, the compiled statement and its values bound for this session.
+   */
+  async plan(request: GraphQLRequest, session: Session): Promise<RequestPlan> {
+    const cache = this.ref.current;
+    const prepared = await this.prepare(cache, request, session.role);
+    const coerced = getVariableValues(prepared.roleSchema.schema, prepared.operation.variableDefinitions ?? [], request.variables);
+    if (coerced.errors) {
+      throw new EngineError('validation-failed', coerced.errors[0]!.message, { path: '$.variableValues' });
+    }
+    const compiled = this.compiled(prepared, cache, coerced.coerced);
+    return { kind: prepared.kind, fields: plannedFields(compiled.steps, '', coerced.coerced, session) };
   }
 
   private async prepare(cache: SchemaCache, request: GraphQLRequest, role: string): Promise<PreparedOperation> {
@@ -111,6 +133,7 @@ export class GraphQLExecutor {
     session: Session,
     sessionJson: string,
     introspection: Record<string, unknown> | null,
+    mutated: ReadonlyMap<RootStep, string>,
   ): Promise<string> {
     const values = await Promise.all(
       steps.map(async (step): Promise<string> => {
@@ -120,8 +143,11 @@ export class GraphQLExecutor {
           case 'introspection':
             return JSON.stringify(introspection?.[step.key] ?? null);
           case 'namespace':
-            return this.runSteps(step.steps, variables, session, sessionJson, introspection);
+            return this.runSteps(step.steps, variables, session, sessionJson, introspection, mutated);
+          case 'mutation':
+            return mutated.get(step) ?? 'null';
           case 'db': {
+            requireSessionVariables(step.sessionVariables, session);
             const bound = bindParams(step.statement.params, variables, session);
             return step.connection.runQuery(step.statement, sessionJson, bound);
           }
@@ -136,6 +162,31 @@ export class GraphQLExecutor {
     return out + '}';
   }
 }
+
+export interface PlannedField {
+  /** The response key; under a namespace, `namespace.key`. */
+  field: string;
+  /** Null for fields answered without a database (`__typename`, introspection). */
+  db: { connection: SourceConnection; statement: CompiledStatement; sessionJson: string; values: unknown[] } | null;
+}
+
+export interface RequestPlan {
+  kind: OperationKind;
+  fields: PlannedField[];
+}
+
+function plannedFields(steps: readonly RootStep[], prefix: string, variables: Record<string, unknown>, session: Session): PlannedField[] {
+  const sessionJson = JSON.stringify(session.variables);
+  return steps.flatMap((step): PlannedField[] => {
+    const field = prefix + step.key;
+    if (step.kind === 'namespace') return plannedFields(step.steps, field + '.', variables, session);
+    if (step.kind !== 'db') return [{ field, db: null }];
+    const values = bindParams(step.statement.params, variables, session);
+    return [{ field, db: { connection: step.connection, statement: step.statement, sessionJson, values } }];
+  });
+}
+
+const NO_RESULTS: ReadonlyMap<RootStep, string> = new Map();
 
 export function bindParams(params: readonly TypedValueIR[], variables: Record<string, unknown>, session: Session): unknown[] {
   const out = new Array<unknown>(params.length);

@@ -15,16 +15,30 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { EngineError } from '../../errors.js';
-import type { CompiledStatement, SourceConnection } from '../../db/contract.js';
+import type { CompiledMutation, CompiledStatement, SourceConnection } from '../../db/contract.js';
 import type { CompileOptions } from '../ir.js';
 import type { PlanContext, RoleSchema, RootFieldEntry } from '../schema-draft.js';
 import type { SchemaCache } from '../../schema-cache/cache.js';
 import { collectFields } from './collect.js';
+import { sessionVariablesOf } from './mutation.js';
+import { sessionVariablesOfQuery } from '../plan/session-variables.js';
+import { NO_QUERIES_FIELD } from '../schema/assemble.js';
 
 export type RootStep =
   | { kind: 'typename'; key: string; value: string }
-  | { kind: 'db'; key: string; connection: SourceConnection; statement: CompiledStatement }
+  /** `sessionVariables`: what the statement reads from the session; a missing one is an error. */
+  | { kind: 'db'; key: string; connection: SourceConnection; statement: CompiledStatement; sessionVariables?: readonly string[] }
   | { kind: 'namespace'; key: string; steps: RootStep[] }
+  /** A mutation root field; run with the other mutations of its source in one transaction. */
+  | {
+      kind: 'mutation';
+      key: string;
+      source: string;
+      connection: SourceConnection;
+      mutation: CompiledMutation;
+      /** Session variables the role's presets, filters and checks read; missing ones are an error. */
+      sessionVariables: readonly string[];
+    }
   | { kind: 'introspection'; key: string; field: FieldNode };
 
 export interface CompiledOperation {
@@ -132,6 +146,12 @@ function planSelection(
       continue;
     }
     const entry = roots.get(name);
+    // The placeholder of a role that can query nothing answers with its own description, as the reference does.
+    const placeholder = name === NO_QUERIES_FIELD && !entry ? type.getFields()[name] : undefined;
+    if (placeholder) {
+      steps.push({ kind: 'typename', key, value: placeholder.description ?? '' });
+      continue;
+    }
     if (!entry) throw new EngineError('validation-failed', `field '${name}' not found in type: '${type.name}'`, { path: `$.selectionSet.${name}` });
     const merged = mergeFieldNodes(nodes);
     if (entry.planner.kind === 'namespace') {
@@ -142,8 +162,25 @@ function planSelection(
     }
     const source = cache.sources.get(entry.planner.source);
     if (!source) throw new EngineError('unexpected', `source "${entry.planner.source}" is not available`);
+    if (entry.planner.buildMutationIR) {
+      const conn = source.connection;
+      if (!conn.compileMutation || !conn.runMutations) {
+        throw new EngineError('not-supported', `mutations are not supported on source "${source.name}"`, { path: `$.selectionSet.${name}` });
+      }
+      const mir = entry.planner.buildMutationIR(merged, type, ctx);
+      steps.push({
+        kind: 'mutation',
+        key,
+        source: source.name,
+        connection: conn,
+        mutation: conn.compileMutation(mir, options),
+        sessionVariables: sessionVariablesOf(mir),
+      });
+      continue;
+    }
     const ir = entry.planner.buildIR(merged, type, ctx);
-    steps.push({ kind: 'db', key, connection: source.connection, statement: source.connection.compileQuery(ir, options) });
+    const statement = source.connection.compileQuery(ir, options);
+    steps.push({ kind: 'db', key, connection: source.connection, statement, sessionVariables: sessionVariablesOfQuery(ir) });
   }
   return steps;
 }

@@ -7,6 +7,9 @@ import {
   GraphQLError,
   Kind,
   TypeInfo,
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
   parse,
   specifiedRules,
   validate,
@@ -27,11 +30,18 @@ export function parseDocument(query: string): DocumentNode {
   }
 }
 
-/** Unknown fields, with the reference engine's message and a path through the selection sets. */
+/**
+ * Unknown fields and input fields, with the reference engine's message and a path through the
+ * selection sets and arguments, e.g. `$.selectionSet.author.args.where.secret`.
+ */
 function unknownFieldCheck(schema: GraphQLSchema, document: DocumentNode): EngineError | null {
   const typeInfo = new TypeInfo(schema);
   const path: string[] = ['$'];
   let found: EngineError | null = null;
+  const fail = (message: string, extra: string[] = []): false => {
+    found = new EngineError('validation-failed', message, { path: [...path, ...extra].join('.') });
+    return false;
+  };
   const visitor: ASTVisitor = {
     Field: {
       enter(node) {
@@ -39,16 +49,45 @@ function unknownFieldCheck(schema: GraphQLSchema, document: DocumentNode): Engin
         if (found) return false;
         const parent = typeInfo.getParentType();
         if (parent && !typeInfo.getFieldDef() && !node.name.value.startsWith('__')) {
-          found = new EngineError('validation-failed', `field '${node.name.value}' not found in type: '${parent.name}'`, {
-            path: path.join('.'),
-          });
-          return false;
+          return fail(`field '${node.name.value}' not found in type: '${parent.name}'`);
         }
         return undefined;
       },
       leave() {
         path.splice(-2, 2);
       },
+    },
+    Argument: {
+      enter(node) {
+        path.push('args', node.name.value);
+      },
+      leave() {
+        path.splice(-2, 2);
+      },
+    },
+    ObjectField: {
+      enter(node) {
+        if (found) return false;
+        const parent = typeInfo.getParentInputType();
+        const named = parent ? getNamedType(parent) : undefined;
+        if (named && isInputObjectType(named) && !named.getFields()[node.name.value]) {
+          return fail(`field '${node.name.value}' not found in type: '${named.name}'`, [node.name.value]);
+        }
+        path.push(node.name.value);
+        return undefined;
+      },
+      leave() {
+        path.pop();
+      },
+    },
+    EnumValue(node) {
+      if (found) return false;
+      const type = typeInfo.getInputType();
+      const named = type ? getNamedType(type) : undefined;
+      if (named && isEnumType(named) && !named.getValue(node.value)) {
+        return fail(`unexpected value "${node.value}" for enum: '${named.name}'`);
+      }
+      return undefined;
     },
     FragmentDefinition: {
       enter(node) {

@@ -152,13 +152,17 @@ export function graphqlComparisonMode(naming: Naming): ComparisonMode {
   return mode;
 }
 
+/** Older spellings the reference still reads in permissions. */
+const PERMISSION_ALIASES: Readonly<Record<string, string>> = { _ne: '_neq', _cne: '_cneq' };
+
 /** Operators as permission filters spell them: `_eq` or the legacy `$eq`, plus `_ceq`-style ones. */
 export const permissionComparisonMode: ComparisonMode = {
   operator: (key) => {
-    const k = key.startsWith('$') ? `_${key.slice(1)}` : key;
+    const written = key.startsWith('$') ? `_${key.slice(1)}` : key;
+    const k = PERMISSION_ALIASES[written] ?? written;
     return CANONICAL_OPS.includes(k) || k in COLUMN_OPS ? k : undefined;
   },
-  castTarget: (key) => (key === 'String' || key === 'text' ? 'String' : undefined),
+  castTarget: (key) => (key === 'String' || key.toLowerCase() === 'text' ? 'String' : undefined),
   permission: true,
   typeName: (c) => `${c.graphqlType}_comparison_exp`,
 };

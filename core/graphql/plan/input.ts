@@ -119,7 +119,10 @@ export interface LeafSpec {
   nullable?: boolean;
 }
 
-const isSessionVariable = (v: unknown): v is string => typeof v === 'string' && v.toLowerCase().startsWith('x-svc-');
+/** `X-Svc-*` (any case), or the legacy `REQ_USER_ID`, which the reference reads as `x-svc-user-id`. */
+const isSessionVariable = (v: unknown): v is string =>
+  typeof v === 'string' && (v.toLowerCase().startsWith('x-svc-') || v.toLowerCase() === 'req_user_id');
+const sessionName = (v: string): string => (v.toLowerCase() === 'req_user_id' ? 'x-svc-user-id' : v.toLowerCase());
 
 /** Turn a scalar (or scalar-list) leaf into a typed IR value. */
 export function leafValue(input: Input, ctx: MaybeCtx, spec: LeafSpec, path: string): TypedValueIR {
@@ -137,7 +140,7 @@ export function leafValue(input: Input, ctx: MaybeCtx, spec: LeafSpec, path: str
     return typed({ kind: 'const', value: null });
   }
   if (spec.sessionVariables && value.kind === 'json' && isSessionVariable(value.value)) {
-    return typed({ kind: 'session', name: value.value.toLowerCase() });
+    return typed({ kind: 'session', name: sessionName(value.value) });
   }
   if (spec.array) {
     const items = listItems(value, ctx).map((item, i) => leafScalar(item, ctx, spec, `${path}[${i}]`));

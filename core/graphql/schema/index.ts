@@ -8,6 +8,7 @@
  *     namespace when it has one (a NamespacePlanner entry). Each entry carries its GraphQL field
  *     config and a DbRootFieldPlanner whose `buildIR` makes the RootFieldIR (see ../plan).
  *     Types are shared per draft: call it with the same draft object for every source of a role.
+ *     Also adds the source's mutation root fields to `draft.mutation` (./mutation).
  *   assembleRoleSchema(draft: SchemaDraft, role: string): RoleSchema
  *     Builds and validates the GraphQLSchema (`query_root`, optional `mutation_root` and
  *     `subscription_root`; `no_queries_available: String!` when there is nothing to query).
@@ -24,6 +25,7 @@ import { registryFor } from './registry.js';
 import { buildTableViews } from './views.js';
 import { tableRootFields } from './root-fields.js';
 import { rootFieldMap } from './assemble.js';
+import { addMutationsToDraft } from './mutation/index.js';
 
 export { assembleRoleSchema, NO_QUERIES_FIELD } from './assemble.js';
 export { Naming, namingConventionOf, tableTypeNames, type NamingConvention, type TableTypeNames } from './naming.js';
@@ -33,6 +35,8 @@ export function addSourceToDraft(draft: SchemaDraft, source: ResolvedSource, ctx
   const reg = registryFor(draft);
   const naming = new Naming(source.customization);
   const views = buildTableViews(source, ctx.role, naming);
+  // Mutation fields first: a role may write a table it cannot read.
+  addMutationsToDraft(draft, source, ctx, naming, views);
 
   const entries = new Map<string, RootFieldEntry>();
   const keys = [...views.keys()].sort();

@@ -26,7 +26,7 @@ function accessFor(table: ResolvedTable, role: string): { access: TableAccess; c
   };
 }
 
-function columnView(source: ResolvedSource, table: ResolvedTable, column: ResolvedColumn, naming: Naming): ColumnView | null {
+export function columnView(source: ResolvedSource, table: ResolvedTable, column: ResolvedColumn, naming: Naming): ColumnView | null {
   const field = naming.columnField(table, column);
   if (!GRAPHQL_NAME_RE.test(field)) return null;
   const info = scalarInfo(column.type, {

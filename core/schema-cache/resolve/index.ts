@@ -22,6 +22,7 @@ import {
 } from './inconsistency.js';
 import { namingConventionOf } from './naming.js';
 import { resolveRelationship } from './relationships.js';
+import { resolveTablePermissions } from './permissions.js';
 import { resolveTableBase } from './table.js';
 
 export { isGraphQLName, isGraphQLEnumValue } from './graphql-name.js';
@@ -30,6 +31,7 @@ export { resolveRelationship, type RelationshipEnv } from './relationships.js';
 export { parseRelationshipUsing, type ParsedUsing, type UsingParseError } from './relationship-using.js';
 export { namingConventionOf, rootFieldNames, tableTypeName, defaultIdentifier } from './naming.js';
 export { tableObjectName, relationshipObjectName, quoteTable } from './inconsistency.js';
+export { permissionObjectName, permissionObjectType } from './permissions.js';
 
 export interface ResolvedSourceResult {
   source: ResolvedSource;
@@ -101,6 +103,10 @@ export async function resolveSource(
   // Step 4: relationships, now that the set of serving tables is known.
   const tracked = new Map(tables.map((t) => [t.key, t.catalog] as const));
   for (const t of tables) inconsistencies.push(...resolveTableRelationships(meta.name, t, tracked));
+
+  // Step 5: permissions, whose expressions may reach any serving table of the source.
+  const serving = new Map(tables.map((t) => [t.key, t] as const));
+  for (const t of tables) inconsistencies.push(...resolveTablePermissions(meta.name, t, serving));
 
   return {
     source: {

@@ -21,6 +21,7 @@ import type { ServerConfig } from '../../../core/config/types.js';
 import type { Session } from '../../../core/auth/session.js';
 import type { SchemaCacheRef } from '../../../core/schema-cache/ref.js';
 import type { AppRouterState } from '../../../core/http/types.js';
+import { EXPLAIN_PATH, explainRoute } from './explain.js';
 
 type Mode = 'v1' | 'v1alpha1';
 
@@ -75,6 +76,7 @@ export default definePlugin({
         router.post(path, handle(mode, fromBody));
         router.get(path, handle(mode, fromQuery));
       }
+      router.post(EXPLAIN_PATH, explainRoute(container, hooks, config));
     });
   },
 });

@@ -103,6 +103,7 @@ keys AS (
 ),
 tables_json AS (
   SELECT json_agg(json_build_object(
+      'oid', r.oid::int8,
       'schema', r.nspname,
       'name', r.relname,
       'relkind', r.relkind,

@@ -44,6 +44,7 @@ interface RawForeignKey {
 }
 
 interface RawTable {
+  oid: number;
   schema: string;
   name: string;
   relkind: string;
@@ -94,15 +95,23 @@ const RELKINDS: Record<string, CatalogTable['kind']> = {
 
 const VOLATILITY: Record<string, CatalogFunction['volatility']> = { v: 'volatile', s: 'stable', i: 'immutable' };
 
-export async function introspectPostgres(db: Pick<PgQueryable, 'queryJsonText'>): Promise<DatabaseCatalog> {
-  const text = await db.queryJsonText(undefined, INTROSPECT_SQL);
-  if (text === null) throw errors.unexpected('database introspection returned no result');
-  return toCatalog(JSON.parse(text) as RawCatalog);
+export interface IntrospectOptions {
+  /** Fill in each table's `oid` (for diffing a schema change across renames). */
+  withOids?: boolean;
 }
 
-function toCatalog(raw: RawCatalog): DatabaseCatalog {
+export async function introspectPostgres(
+  db: Pick<PgQueryable, 'queryJsonText'>,
+  options: IntrospectOptions = {},
+): Promise<DatabaseCatalog> {
+  const text = await db.queryJsonText(undefined, INTROSPECT_SQL);
+  if (text === null) throw errors.unexpected('database introspection returned no result');
+  return toCatalog(JSON.parse(text) as RawCatalog, options.withOids === true);
+}
+
+function toCatalog(raw: RawCatalog, withOids: boolean): DatabaseCatalog {
   return {
-    tables: raw.tables.map(toTable),
+    tables: raw.tables.map((t) => (withOids ? { oid: t.oid, ...toTable(t) } : toTable(t))),
     enums: raw.enums.map(
       (e): CatalogEnumType => ({ schema: e.schema, name: e.name, values: e.values ?? [], description: e.description }),
     ),

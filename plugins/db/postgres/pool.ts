@@ -33,6 +33,24 @@ export interface PgQueryable {
    * has `use_prepared_statements` on, so callers may always pass one.
    */
   queryJsonText(name: string | undefined, text: string, values?: readonly unknown[]): Promise<string | null>;
+  /**
+   * `text` through the simple query protocol, so it may hold several statements: one result per
+   * statement, every value as PostgreSQL's text (null for SQL NULL). For run_sql.
+   */
+  queryTextResults(text: string): Promise<TextResult[]>;
+  /**
+   * Every column of the first row as PostgreSQL rendered it (unparsed text, null for SQL NULL),
+   * or null for no row. An unnamed statement: mutations are not prepared (their text varies with
+   * the number of rows written, as in the reference engine).
+   */
+  queryTextRow(text: string, values?: readonly unknown[]): Promise<Array<string | null> | null>;
+}
+
+/** One statement's outcome, untouched by type parsers. */
+export interface TextResult {
+  /** Column names when the statement returned a row description (a query), else null. */
+  columns: string[] | null;
+  rows: Array<Array<string | null>>;
 }
 
 export type PgHealthCheckResult =
@@ -127,6 +145,16 @@ export class PgSourcePool implements PgQueryable {
     } finally {
       client.release(broken);
     }
+  }
+
+  async queryTextResults(text: string): Promise<TextResult[]> {
+    const client = await this.acquire();
+    return runOn(client, this.secrets, () => textResultsOn(client, text));
+  }
+
+  async queryTextRow(text: string, values?: readonly unknown[]): Promise<Array<string | null> | null> {
+    const client = await this.acquire();
+    return runOn(client, this.secrets, () => textRowOn(client, text, values));
   }
 
   /**
@@ -282,6 +310,16 @@ class TransactionHandle implements PgQueryable {
     return mapConnectionErrors(jsonTextOn(this.client, stmtName, text, values), this.secrets);
   }
 
+  queryTextResults(text: string): Promise<TextResult[]> {
+    this.check();
+    return mapConnectionErrors(textResultsOn(this.client, text), this.secrets);
+  }
+
+  queryTextRow(text: string, values?: readonly unknown[]): Promise<Array<string | null> | null> {
+    this.check();
+    return mapConnectionErrors(textRowOn(this.client, text, values), this.secrets);
+  }
+
   private check(): void {
     if (this.done) throw new Error('transaction handle used after its transaction ended');
   }
@@ -301,6 +339,29 @@ async function jsonTextOn(
     types: RAW_TYPES,
   });
   return res.rows.length === 0 ? null : res.rows[0]![0];
+}
+
+async function textResultsOn(client: PoolClient, text: string): Promise<TextResult[]> {
+  // No values and no name: pg uses the simple protocol, which accepts several statements and
+  // answers an array of results (a single result when there was one statement).
+  const res = (await client.query({ text, rowMode: 'array', types: RAW_TYPES })) as unknown as
+    | QueryResult<Array<string | null>>
+    | Array<QueryResult<Array<string | null>>>;
+  return (Array.isArray(res) ? res : [res]).map((r) => ({
+    // A statement without a row description (DDL, plain DML) leaves `fields` empty.
+    columns: r.fields.length > 0 ? r.fields.map((f) => f.name) : null,
+    rows: r.rows,
+  }));
+}
+
+async function textRowOn(client: PoolClient, text: string, values: readonly unknown[] | undefined): Promise<Array<string | null> | null> {
+  const res = await client.query<Array<string | null>>({
+    text,
+    values: values as unknown[] | undefined,
+    rowMode: 'array',
+    types: RAW_TYPES,
+  });
+  return res.rows.length === 0 ? null : res.rows[0]!;
 }
 
 /** Run one statement on a checked-out client and give the client back, dropping it if it broke. */

@@ -69,8 +69,32 @@ describe('read API: errors in the reference shape (integration)', function () {
     expect(picked.body).to.deep.equal({ data: { article: [{ id: 1 }] } });
   });
 
-  it('has no mutations yet for a read-only schema and says so', async () => {
-    const res = await graphql(f.engine, 'mutation { insert_author(objects: []) { affected_rows } }');
+  it('has no mutations for a role without write permissions and says so', async () => {
+    const res = await graphql(f.engine, 'mutation { insert_author(objects: []) { affected_rows } }', undefined, { 'X-Svc-Role': 'reader' });
     expect(res.body.errors[0].extensions.code).to.equal('validation-failed');
+  });
+});
+
+describe('read API: unknown input fields and enum values (integration)', function () {
+  let f: ReadApiFixture;
+  before(async () => {
+    f = await startReadApiFixture('errors_input');
+  });
+  after(async () => f?.close());
+
+  it('names an unknown where field with its path through the arguments', async () => {
+    const res = await graphql(f.engine, '{ author(where: {articles: {nope: {_eq: 1}}}) { id } }');
+    expect(res.body.errors[0]).to.deep.equal({
+      extensions: { path: '$.selectionSet.author.args.where.articles.nope', code: 'validation-failed' },
+      message: "field 'nope' not found in type: 'article_bool_exp'",
+    });
+  });
+
+  it('names an unknown enum value', async () => {
+    const res = await graphql(f.engine, '{ author(distinct_on: nope) { id } }');
+    expect(res.body.errors[0]).to.deep.equal({
+      extensions: { path: '$.selectionSet.author.args.distinct_on', code: 'validation-failed' },
+      message: `unexpected value "nope" for enum: 'author_select_column'`,
+    });
   });
 });

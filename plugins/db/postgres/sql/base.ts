@@ -28,6 +28,8 @@ export interface BaseOptions {
   singleRow?: boolean;
   /** Whether the caller orders outside (json_agg ORDER BY), so sort keys must be projected. */
   exposeOrder: boolean;
+  /** Read rows from this FROM source instead of `sel.from` (a mutation's result CTE). */
+  fromSql?: string;
 }
 
 export interface BaseSelect {
@@ -91,7 +93,7 @@ export function baseSelect(
   if (list.length === 0) list.push('1');
   let sql = 'SELECT ';
   if (sel.distinctOn.length > 0) sql += `DISTINCT ON (${sel.distinctOn.map((c) => alias + '.' + quoteIdent(c)).join(', ')}) `;
-  sql += list.join(', ') + ' FROM ' + quoteTable(sel.from) + ' AS ' + alias;
+  sql += list.join(', ') + ' FROM ' + (options.fromSql ?? quoteTable(sel.from)) + ' AS ' + alias;
   if (where !== 'true') sql += ' WHERE ' + where;
   if (sortHere) sql += ' ORDER BY ' + inner.join(', ');
   if (limit !== null) sql += ' LIMIT ' + limit;

@@ -19,11 +19,13 @@ export interface LevelSql {
   from: string;
 }
 
-export function selectLevel(ctx: CompileContext, sel: SelectIR, join: JoinSpec | null, shape: SelectShape): LevelSql {
+/** `fromSql` reads the level's rows from another FROM source (a mutation's result CTE). */
+export function selectLevel(ctx: CompileContext, sel: SelectIR, join: JoinSpec | null, shape: SelectShape, fromSql?: string): LevelSql {
   const alias = ctx.alias();
   const needed = new Set<string>();
   const row = fieldsRow(ctx, sel.fields, alias, needed);
-  const base = baseSelect(ctx, sel, alias, needed, join, { singleRow: shape === 'object', exposeOrder: shape !== 'object' });
+  const options = { singleRow: shape === 'object', exposeOrder: shape !== 'object', ...(fromSql !== undefined ? { fromSql } : {}) };
+  const base = baseSelect(ctx, sel, alias, needed, join, options);
   const from = base.from + row.laterals;
   switch (shape) {
     case 'list':

@@ -1,0 +1,146 @@
+/**
+ * Table permissions checked against the resolved tables of their source, as the reference engine
+ * does when it builds its schema cache: boolean expressions (columns with operators suited to
+ * their types, relationships into their target tables, `_exists` over tracked tables, `_and`,
+ * `_or`, `_not`, column comparisons), column lists, presets, computed fields and the row limit.
+ * The first failure is thrown as a PermissionValidationError with the reference's code and
+ * message; the schema-cache resolver turns it into an inconsistent object, and a create operation
+ * into its `invalid-configuration` error.
+ */
+import { isPlainObject, jsonTypeName, toQualifiedTable } from './args.js';
+import type { PermissionType } from './dependencies.js';
+import type { AnyPermission } from './permission-parse.js';
+import { checkColumnComparison, fieldKind, type OperatorScope } from './permission-operators.js';
+import { checkValue, comparedType, fail } from './permission-values.js';
+import { ADMIN_ROLE } from '../auth/session.js';
+import type { ResolvedTable } from '../schema-cache/model.js';
+import { qualifiedTableName, type DeletePermission, type InsertPermission, type SelectPermission, type UpdatePermission } from './types.js';
+
+export { PermissionValidationError, isSessionVariable } from './permission-values.js';
+
+const AND_OR = new Set(['_and', '$and', '_or', '$or']);
+const NOT = new Set(['_not', '$not']);
+const EXISTS = new Set(['_exists', '$exists']);
+
+const tableKey = (t: { schema: string; name: string }): string => `${t.schema}.${t.name}`;
+
+/**
+ * A permission boolean expression evaluated against `table`. `root` is the permission's own table
+ * (what `["$", "col"]` refers to); `path` is where the expression sits in the request.
+ */
+export function validateBoolExp(
+  exp: unknown,
+  table: ResolvedTable,
+  tables: ReadonlyMap<string, ResolvedTable>,
+  path: string,
+  root: ResolvedTable = table,
+): void {
+  if (!isPlainObject(exp)) fail('parse-failed', `expected Object, but encountered ${jsonTypeName(exp)}`, path);
+  const scope: OperatorScope = { current: table, root, tables };
+  for (const [key, value] of Object.entries(exp as Record<string, unknown>)) {
+    const at = `${path}.${key}`;
+    if (AND_OR.has(key)) {
+      if (!Array.isArray(value)) fail('parse-failed', `expected Array, but encountered ${jsonTypeName(value)}`, at);
+      (value as unknown[]).forEach((item, i) => validateBoolExp(item, table, tables, `${at}[${i}]`, root));
+    } else if (NOT.has(key)) {
+      validateBoolExp(value, table, tables, at, root);
+    } else if (EXISTS.has(key)) {
+      validateExists(value, tables, at, root);
+    } else {
+      validateField(key, value, scope, at);
+    }
+  }
+}
+
+function validateExists(value: unknown, tables: ReadonlyMap<string, ResolvedTable>, path: string, root: ResolvedTable): void {
+  if (!isPlainObject(value)) fail('parse-failed', `expected Object, but encountered ${jsonTypeName(value)}`, path);
+  const obj = value as Record<string, unknown>;
+  if (!('_table' in obj)) fail('parse-failed', 'key "_table" not found', path);
+  if (!('_where' in obj)) fail('parse-failed', 'key "_where" not found', path);
+  const name = toQualifiedTable(obj._table);
+  if (!name) fail('parse-failed', 'expecting a string/object for QualifiedObject', `${path}._table`);
+  const target = tables.get(tableKey(name!));
+  if (!target) fail('not-exists', `table "${qualifiedTableName(name!)}" does not exist`, `${path}._table`);
+  validateBoolExp(obj._where, target!, tables, `${path}._where`, root);
+}
+
+function validateField(name: string, value: unknown, scope: OperatorScope, path: string): void {
+  const { current, tables } = scope;
+  if (current.columnsByName.has(name)) return checkColumnComparison(name, value, scope, path);
+  const rel = current.relationships.get(name);
+  if (rel) {
+    const target = tables.get(rel.target);
+    if (!target) fail('not-exists', `table "${rel.target}" does not exist`, path);
+    return validateBoolExp(value, target!, tables, path, scope.root);
+  }
+  const kind = fieldKind(current, name);
+  if (kind === 'computed field' || kind === 'remote relationship') {
+    fail('not-supported', `${kind}s in permission expressions are not supported by this engine: "${name}"`, path);
+  }
+  fail('not-exists', `"${name}" does not exist`, path);
+}
+
+/** `column "x" does not exist`, or `expecting a database column; but, "x" is a relationship; <why>`. */
+function requireColumn(table: ResolvedTable, name: string, why: string, path: string): void {
+  if (table.columnsByName.has(name)) return;
+  const kind = fieldKind(table, name);
+  if (!kind) fail('not-exists', `column "${name}" does not exist`, path);
+  fail('unexpected-payload', `expecting a database column; but, "${name}" is a ${kind}; ${why}`, path);
+}
+
+function checkColumns(table: ResolvedTable, columns: string[] | '*' | undefined, why: string, path: string): void {
+  if (columns === undefined || columns === '*') return;
+  columns.forEach((c, i) => requireColumn(table, c, why, `${path}[${i}]`));
+}
+
+function checkPresets(table: ResolvedTable, tables: ReadonlyMap<string, ResolvedTable>, set: Record<string, unknown> | undefined, path: string): void {
+  for (const [column, value] of Object.entries(set ?? {})) {
+    const at = `${path}.${column}`;
+    requireColumn(table, column, `column "${column}" not found in table "${qualifiedTableName(table.table)}"`, at);
+    checkValue(comparedType(table.columnsByName.get(column)!, tables), value, at);
+  }
+}
+
+function checkComputedFields(table: ResolvedTable, names: string[] | undefined, path: string): void {
+  (names ?? []).forEach((name, i) => {
+    const kind = fieldKind(table, name);
+    if (!kind) fail('not-exists', `computed field "${name}" does not exist`, `${path}[${i}]`);
+    if (kind !== 'computed field') fail('unexpected-payload', `expecting a computed field; but, "${name}" is a ${kind}`, `${path}[${i}]`);
+  });
+}
+
+/**
+ * Checks one permission (already in its parsed shape) of `role` on `table`, in the reference's
+ * order: the admin role first, then each kind's expressions, presets, columns and limit.
+ */
+export function validatePermission(
+  type: PermissionType,
+  role: string,
+  permission: AnyPermission,
+  table: ResolvedTable,
+  tables: ReadonlyMap<string, ResolvedTable>,
+  path = '$.args.permission',
+): void {
+  if (role === ADMIN_ROLE) fail('constraint-violation', 'cannot define permission for admin role', path);
+  const exp = (e: unknown, key: string) => validateBoolExp(e, table, tables, `${path}.${key}`);
+  if (type === 'select') {
+    const p = permission as SelectPermission;
+    exp(p.filter, 'filter');
+    checkColumns(table, p.columns, 'permissions for relationships are automatically inferred', `${path}.columns`);
+    checkComputedFields(table, p.computed_fields, `${path}.computed_fields`);
+    if (p.limit !== undefined && p.limit < 0) fail('not-supported', 'unexpected negative value', `${path}.limit`);
+  } else if (type === 'insert') {
+    const p = permission as InsertPermission;
+    exp(p.check, 'check');
+    checkPresets(table, tables, p.set, `${path}.set`);
+    checkColumns(table, p.columns as string[] | '*' | undefined, '', `${path}.columns`);
+  } else if (type === 'update') {
+    const p = permission as UpdatePermission;
+    exp(p.filter, 'filter');
+    if (p.check !== undefined && p.check !== null) exp(p.check, 'check');
+    checkPresets(table, tables, p.set, `${path}.set`);
+    checkColumns(table, p.columns, "relationships can't be used in update", `${path}.columns`);
+  } else {
+    exp((permission as DeletePermission).filter, 'filter');
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Resolves each table's permissions once every serving table of the source is known (filters may
+ * reach other tables through relationships and `_exists`). A permission that does not parse or no
+ * longer fits the database (a dropped column, a changed type) is left out of the role's schema and
+ * reported as an inconsistent object: `select_permission user in table author in source default`,
+ * its reason prefixed with where it happened, as the reference engine words it.
+ */
+import { EngineError } from '../../errors.js';
+import { PERMISSION_TYPES, type PermissionType } from '../../metadata/dependencies.js';
+import { parsePermission, type AnyPermission } from '../../metadata/permission-parse.js';
+import { PermissionValidationError, validatePermission } from '../../metadata/permission-validate.js';
+import type { InconsistentObject, PermissionEntry, QualifiedTable, TableMetadata } from '../../metadata/types.js';
+import { qualifiedTableName } from '../../metadata/types.js';
+import type { ResolvedTable } from '../model.js';
+import { inTableContext, quote, REASON_PREFIX } from './inconsistency.js';
+
+const LIST_KEY = {
+  select: 'select_permissions',
+  insert: 'insert_permissions',
+  update: 'update_permissions',
+  delete: 'delete_permissions',
+} as const satisfies Record<PermissionType, keyof TableMetadata>;
+
+export const permissionObjectType = (type: PermissionType): string => `${type}_permission`;
+
+/** `select_permission user in table author in source default`. */
+export const permissionObjectName = (source: string, table: QualifiedTable, type: PermissionType, role: string): string =>
+  `${permissionObjectType(type)} ${role} in table ${qualifiedTableName(table)} in source ${source}`;
+
+export function permissionInconsistency(
+  source: string,
+  table: QualifiedTable,
+  type: PermissionType,
+  entry: PermissionEntry<unknown>,
+  message: string,
+): InconsistentObject {
+  return {
+    type: permissionObjectType(type),
+    name: permissionObjectName(source, table, type, entry.role),
+    definition: {
+      source,
+      table: { schema: table.schema, name: table.name },
+      role: entry.role,
+      permission: entry.permission,
+      comment: entry.comment ?? null,
+    },
+    reason: REASON_PREFIX + inTableContext(table, `in permission for role ${quote(entry.role)}: ${message}`),
+  };
+}
+
+function failureOf(e: unknown): string {
+  if (e instanceof PermissionValidationError || e instanceof EngineError) return e.message;
+  throw e;
+}
+
+/**
+ * Checks every permission of `t` against the serving tables; keeps the valid ones (parsed, in
+ * export form) in `t.permissions` and returns the others as inconsistent objects.
+ */
+export function resolveTablePermissions(source: string, t: ResolvedTable, tables: ReadonlyMap<string, ResolvedTable>): InconsistentObject[] {
+  const out: InconsistentObject[] = [];
+  for (const type of PERMISSION_TYPES) {
+    const resolved = new Map<string, AnyPermission>();
+    const entries = (t.metadata[LIST_KEY[type]] ?? []) as PermissionEntry<unknown>[];
+    for (const entry of entries) {
+      try {
+        const permission = parsePermission(type, entry.permission, '$.permission');
+        validatePermission(type, entry.role, permission, t, tables);
+        resolved.set(entry.role, permission);
+      } catch (e) {
+        out.push(permissionInconsistency(source, t.table, type, entry, failureOf(e)));
+      }
+    }
+    (t.permissions as unknown as Record<PermissionType, Map<string, AnyPermission>>)[type] = resolved;
+  }
+  return out;
+}

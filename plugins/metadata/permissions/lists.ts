@@ -1,0 +1,28 @@
+/**
+ * Where each kind of permission lives in a table's metadata entry, and how an operation names it.
+ */
+import type { PermissionType } from '../../../core/metadata/dependencies.js';
+import type { PermissionEntry, TableMetadata } from '../../../core/metadata/types.js';
+
+const LIST_KEY = {
+  select: 'select_permissions',
+  insert: 'insert_permissions',
+  update: 'update_permissions',
+  delete: 'delete_permissions',
+} as const satisfies Record<PermissionType, keyof TableMetadata>;
+
+type Entries = PermissionEntry<unknown>[];
+
+export function permissionList(meta: TableMetadata, type: PermissionType): Entries {
+  return (meta[LIST_KEY[type]] ?? []) as Entries;
+}
+
+/** Replaces the list; an empty one is removed, as the export leaves empty lists out. */
+export function setPermissionList(meta: TableMetadata, type: PermissionType, entries: Entries): void {
+  const record = meta as unknown as Record<string, unknown>;
+  if (entries.length > 0) record[LIST_KEY[type]] = entries;
+  else delete record[LIST_KEY[type]];
+}
+
+export const findPermission = (meta: TableMetadata, type: PermissionType, role: string): PermissionEntry<unknown> | undefined =>
+  permissionList(meta, type).find((p) => p.role === role);
