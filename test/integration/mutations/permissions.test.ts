@@ -142,6 +142,15 @@ describe('mutations: permissions of a role (integration)', function () {
     expect(noReturning.code).to.equal('validation-failed');
   });
 
+  it("refuses a forbidden column through a nested insert's returning, writing nothing", async () => {
+    const forbidden = failure(
+      await asUser(`mutation { insert_author_one(object: {name: "N", articles: {data: [{title: "t", author_id: 1}]}}) { articles { rating } } }`),
+    );
+    expect(forbidden.code).to.equal('validation-failed');
+    const before = (await f.db.sql("SELECT count(*)::int AS n FROM author WHERE name = 'N'")).rows[0].n;
+    expect(before).to.equal(0);
+  });
+
   it('upserts only rows the update permission allows, with only its columns', async () => {
     const q = (email: string) =>
       `mutation { insert_author(objects: [{name: "Upsert", email: "${email}"}], on_conflict: {constraint: author_email_key, update_columns: [name]}) { affected_rows returning { id name } } }`;
