@@ -82,6 +82,13 @@ describe('POST /v1/graphql/explain (integration)', function () {
     expect(res.body).to.include({ code: 'access-denied', error: 'restricted access : admin only' });
   });
 
+  it('explains queries only, as the reference does', async function () {
+    const res = await explain(f, { query: { query: 'mutation { insert_author_one(object: {name: "x"}) { id } }' } });
+    if (res.body?.code === 'validation-failed') this.skip(); // no mutation root in this build
+    expect(res.status).to.equal(400);
+    expect(res.body).to.include({ code: 'invalid-params', error: 'only queries can be explained' });
+  });
+
   it('reports invalid queries and variables as the GraphQL API does', async () => {
     const bad = await explain(f, { query: { query: '{ nope { id } }' } });
     expect(bad.status).to.equal(400);
