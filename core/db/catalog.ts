@@ -75,6 +75,8 @@ export interface CatalogFunctionArg {
   type: string;
   /** Schema of `type`, as for columns. */
   typeSchema?: string;
+  /** The type's category, as for columns; absent when the kind plugin does not report it. */
+  typeKind?: CatalogColumn['typeKind'];
   hasDefault: boolean;
 }
 
@@ -85,6 +87,10 @@ export interface CatalogFunction {
   volatility: 'volatile' | 'stable' | 'immutable';
   returnType: string;
   returnTypeSchema: string;
+  /** Category of the return type; absent when unknown (then a table row type counts as composite). */
+  returnTypeKind?: CatalogColumn['typeKind'];
+  /** Whether an argument is VARIADIC (such functions cannot be tracked). */
+  hasVariadic?: boolean;
   returnsSet: boolean;
   /** For functions returning a table's row type: `schema.name` of that table. */
   returnsTable: { schema: string; name: string } | null;

@@ -19,7 +19,8 @@ export interface ColumnValueIR {
 
 /** `ON CONFLICT ON CONSTRAINT <constraint>`: DO NOTHING when `updateColumns` is empty. */
 export interface OnConflictIR {
-  constraint: string;
+  /** Null only with DO NOTHING: any unique violation (the legacy `/v1/query` insert allows it). */
+  constraint: string | null;
   /** Columns taking the proposed row's value (`EXCLUDED.<column>`). */
   updateColumns: string[];
   /** The role's update presets, applied on the update path. */
@@ -63,7 +64,10 @@ export interface InsertIR {
   onConflict: OnConflictIR | null;
 }
 
-export type UpdateOperator = '_set' | '_inc' | '_append' | '_prepend' | '_delete_key' | '_delete_elem' | '_delete_at_path';
+export type UpdateOperator =
+  | '_set' | '_inc' | '_append' | '_prepend' | '_delete_key' | '_delete_elem' | '_delete_at_path'
+  // The legacy `/v1/query` update's `$mul` and `$default` (the column's DEFAULT; its value is ignored).
+  | '_mul' | '_default';
 
 /** `<column> = <operator applied to the column and value>`. */
 export interface UpdateOpIR {

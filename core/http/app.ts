@@ -36,9 +36,17 @@ export function createHttpApp(deps: HttpAppDeps): Koa<AppRouterState> {
     const requestId = ctx.get('x-request-id') || randomUUID();
     ctx.state.requestId = requestId;
     ctx.set('x-request-id', requestId);
-    const scope = container.createScope();
-    scope.register({ requestId: asValue(requestId) });
-    ctx.state.scope = scope;
+    // The awilix scope costs a container per request; most requests never ask for it.
+    let scope: AwilixContainer | undefined;
+    Object.defineProperty(ctx.state, 'scope', {
+      get() {
+        if (!scope) {
+          scope = container.createScope();
+          scope.register({ requestId: asValue(requestId) });
+        }
+        return scope;
+      },
+    });
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
@@ -63,7 +71,9 @@ export function createHttpApp(deps: HttpAppDeps): Koa<AppRouterState> {
     }
   });
   if (!config.disableCors) app.use(cors(config.corsDomain));
-  app.use(compress({ threshold: 1024 }));
+  const gzip = compress({ threshold: 1024 });
+  // Most API clients send no Accept-Encoding; skip the compression middleware's per-response checks for them.
+  app.use((ctx, next) => (ctx.req.headers['accept-encoding'] ? gzip(ctx, next) : next()));
 
   const router = new Router<AppRouterState>();
   router.get('/healthz', (ctx) => {

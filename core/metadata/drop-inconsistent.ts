@@ -40,7 +40,10 @@ export function dropInconsistentObjects(draft: MetadataDocument, objects: readon
       continue;
     }
     if (o.type === 'function') {
-      source.functions = (source.functions ?? []).filter((f) => !sameTable(f.function, def['function']));
+      // A function's definition is its qualified name (older reports wrapped it in `function`).
+      const target = def['function'] ?? def;
+      source.functions = (source.functions ?? []).filter((f) => !sameTable(f.function, target));
+      if (source.functions.length === 0) delete source.functions;
       continue;
     }
     const table = source.tables.find((t) => sameTable(t.table, def['table']));

@@ -5,7 +5,7 @@
  * (one, or a bulk) against one draft, rebuilds the schema cache from it, and persists it only if
  * every handler succeeded and no new inconsistency appeared: so a bulk is atomic.
  */
-import type { AwilixContainer } from 'awilix';
+import { asValue, type AwilixContainer } from 'awilix';
 import type { DatabaseCatalog } from '../db/catalog.js';
 import type { DatabaseKind } from '../db/contract.js';
 import type { Session } from '../auth/session.js';
@@ -70,3 +70,18 @@ export interface OperationResult {
 
 /** The standard body of a successful operation that returns nothing else. */
 export const SUCCESS: OperationResult = Object.freeze({ body: { message: 'success' } });
+
+const DATA_OPERATIONS_KEY = 'metadataDataOperations';
+
+/**
+ * The operation types that work on a source's data rather than on the metadata (the legacy
+ * `/v1/query` `select`, `insert`, `update`, `delete`, `count`), registered by the plugins that
+ * handle them. The reference engine lets any role send those on `/v1/query` (their handlers
+ * apply the role's permissions; everything else there is admin-only), so the service lets a
+ * request made only of them through without an admin session, runs it outside the metadata
+ * write lock, and never rebuilds or persists anything for it.
+ */
+export function dataOperationTypes(container: AwilixContainer): Set<string> {
+  if (!container.hasRegistration(DATA_OPERATIONS_KEY)) container.register(DATA_OPERATIONS_KEY, asValue(new Set<string>()));
+  return container.resolve<Set<string>>(DATA_OPERATIONS_KEY);
+}

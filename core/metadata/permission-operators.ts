@@ -155,7 +155,9 @@ function checkColumnOperand(name: string, t: ComparedType, v: unknown, scope: Op
 export function fieldKind(table: ResolvedTable, name: string): 'column' | 'relationship' | 'computed field' | 'remote relationship' | undefined {
   if (table.columnsByName.has(name)) return 'column';
   if (table.relationships.has(name)) return 'relationship';
-  if ((table.metadata.computed_fields ?? []).some((c) => c.name === name)) return 'computed field';
+  // Resolved computed fields when known: one that failed to resolve does not exist for permissions.
+  const computed = table.computedFields ? table.computedFields.has(name) : (table.metadata.computed_fields ?? []).some((c) => c.name === name);
+  if (computed) return 'computed field';
   if ((table.metadata.remote_relationships ?? []).some((r) => r.name === name)) return 'remote relationship';
   return undefined;
 }

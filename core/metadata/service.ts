@@ -19,7 +19,7 @@ import type { SchemaCacheRef } from '../schema-cache/ref.js';
 import type { SourceConnections } from '../schema-cache/connections.js';
 import type { MetadataStore } from './store.js';
 import type { InconsistentObject, MetadataDocument } from './types.js';
-import type { MetadataEndpoint, MetadataOperation, OperationContext, OperationResult, ReloadRequest } from './operation.js';
+import { dataOperationTypes, type MetadataEndpoint, type MetadataOperation, type OperationContext, type OperationResult, type ReloadRequest } from './operation.js';
 import { Mutex } from './mutex.js';
 import { jsonTypeName } from '../json-type.js';
 
@@ -53,7 +53,8 @@ export class MetadataService {
 
   /** Handles one request body on a metadata endpoint for an authenticated session. */
   async handle(body: unknown, session: Session, endpoint: MetadataEndpoint): Promise<OperationResult> {
-    if (!isAdmin(session)) throw new EngineError('access-denied', 'restricted access : admin only', { path: '$' });
+    const dataOnly = endpoint === 'query' && this.isDataRequest(body);
+    if (!isAdmin(session) && !dataOnly) throw new EngineError('access-denied', 'restricted access : admin only', { path: '$' });
     const op = parseOperation(body, '$');
     const bulk = op.type === 'bulk';
     let ops: MetadataOperation[];
@@ -63,7 +64,20 @@ export class MetadataService {
     } else {
       ops = [op];
     }
-    return this.mutex.run(() => this.run(ops, bulk, op.resource_version, session, endpoint));
+    // Data operations never change the metadata: they need neither the write lock nor a fresh read.
+    if (dataOnly) return this.run(ops, bulk, op.resource_version, session, endpoint, false);
+    return this.mutex.run(() => this.run(ops, bulk, op.resource_version, session, endpoint, true));
+  }
+
+  /** A single data operation, or a non-empty bulk of them only (see `dataOperationTypes`). */
+  private isDataRequest(body: unknown): boolean {
+    const types = dataOperationTypes(this.deps.container);
+    const typeOf = (o: unknown): string | undefined =>
+      typeof o === 'object' && o !== null && typeof (o as { type?: unknown }).type === 'string' ? (o as { type: string }).type : undefined;
+    const type = typeOf(body);
+    if (type !== 'bulk') return type !== undefined && types.has(type);
+    const items = (body as { args?: unknown }).args;
+    return Array.isArray(items) && items.length > 0 && items.every((i) => types.has(typeOf(i) ?? ''));
   }
 
   /** Reloads the metadata from the store if another engine changed it; returns the live cache. */
@@ -98,8 +112,9 @@ export class MetadataService {
     resourceVersion: number | undefined,
     session: Session,
     endpoint: MetadataEndpoint,
+    lock: boolean,
   ): Promise<OperationResult> {
-    const cache = await this.freshen();
+    const cache = lock ? await this.freshen() : this.deps.ref.current;
     if (resourceVersion !== undefined && resourceVersion !== cache.resourceVersion) {
       throw new EngineError(
         'conflict',
@@ -108,13 +123,22 @@ export class MetadataService {
       );
     }
     const state: RequestState = { changed: false, reload: null, allowInconsistent: false, catalogs: new Map(), preview: null };
-    const draftRef = { draft: structuredClone(cache.metadata) as MetadataDocument };
+    // Copied on first use: requests that only read (data operations, exports) never pay for it.
+    let draft: MetadataDocument | undefined;
+    const draftRef = {
+      get draft(): MetadataDocument {
+        return (draft ??= structuredClone(cache.metadata) as MetadataDocument);
+      },
+      set draft(value: MetadataDocument) {
+        draft = value;
+      },
+    };
     const results: unknown[] = [];
     let status = 200;
 
     for (const [i, op] of ops.entries()) {
       const opPath = bulk ? `$.args[${i}]` : '$';
-      const ctx = this.context(draftRef, cache, session, endpoint, `${opPath}.args`, state);
+      const ctx = this.context(draftRef, cache, session, endpoint, `${opPath}.args`, state, lock);
       let result: OperationResult | undefined;
       try {
         const hook = this.deps.hooks.onMetadataOperation.get(op.type);
@@ -127,6 +151,9 @@ export class MetadataService {
       if (result.status !== undefined) status = result.status;
     }
 
+    if (!lock && (state.changed || state.reload)) {
+      throw new EngineError('unexpected', 'a data operation tried to change the metadata', { status: 500, path: '$' });
+    }
     if (state.changed || state.reload) {
       if (state.changed && this.deps.config.enableMaintenanceMode) {
         throw new EngineError('not-supported', 'metadata cannot be modified in maintenance mode', { path: '$' });
@@ -173,6 +200,7 @@ export class MetadataService {
     endpoint: MetadataEndpoint,
     path: string,
     state: RequestState,
+    lock: boolean,
   ): OperationContext {
     const { container, config, connections } = this.deps;
     return {
@@ -216,7 +244,8 @@ export class MetadataService {
         state.catalogs.set(sourceName, catalog);
         return catalog;
       },
-      rebuildPreview: () => this.preview(draftRef.draft, cache, state),
+      // Without the lock the request only has data operations: the draft is the live cache's.
+      rebuildPreview: lock ? () => this.preview(draftRef.draft, cache, state) : async () => cache,
     };
   }
 }

@@ -160,14 +160,19 @@ export interface TableMetadata {
   event_triggers?: Record<string, unknown>[];
 }
 
+export interface FunctionConfiguration {
+  /** The input argument that receives the session variables (a `json` argument). */
+  session_argument?: string;
+  /** Default: `mutation` for VOLATILE functions, `query` for the others. */
+  exposed_as?: 'query' | 'mutation';
+  custom_root_fields?: { function?: string; function_aggregate?: string };
+  /** Replaces the function's name as the base of its generated names. */
+  custom_name?: string;
+}
+
 export interface FunctionMetadata {
   function: QualifiedFunction;
-  configuration?: {
-    session_argument?: string;
-    exposed_as?: 'query' | 'mutation';
-    custom_name?: string;
-    custom_root_fields?: { function?: string; function_aggregate?: string };
-  };
+  configuration?: FunctionConfiguration;
   permissions?: { role: string }[];
   comment?: string;
 }

@@ -3,9 +3,12 @@
  * GraphQL schema generator, the IR builder, permissions) reads this, never raw metadata, so a
  * name is resolved and validated exactly once per schema-cache build.
  */
-import type { CatalogColumn, CatalogTable, DatabaseCatalog } from '../db/catalog.js';
+import type { CatalogColumn, CatalogFunction, CatalogTable, DatabaseCatalog } from '../db/catalog.js';
 import type {
+  ComputedFieldMetadata,
   DeletePermission,
+  FunctionMetadata,
+  QualifiedFunction,
   InsertPermission,
   QualifiedTable,
   SelectPermission,
@@ -88,6 +91,67 @@ export interface ResolvedTable {
   /** For enum tables: the values (first column) and their comments (second column, if any). */
   enumValues?: Array<{ value: string; description: string | null }>;
   permissions: TablePermissions;
+  /** Computed fields that resolved, by name; absent when the table has none. */
+  computedFields?: Map<string, ResolvedComputedField>;
+}
+
+/**
+ * One input argument of a SQL function, in SQL order. `role` says who supplies it: the client
+ * (through `args`), the session variables, or (computed fields) the row of the table.
+ */
+export interface ResolvedFunctionArg {
+  /** SQL name; null for an unnamed argument, which can only be passed by position. */
+  name: string | null;
+  /** Name of its field in the `args` input object: the SQL name, else `arg_<n>`. */
+  field: string;
+  /** Database type name and schema, as the catalog reports them. */
+  type: string;
+  typeSchema?: string;
+  typeKind?: CatalogColumn['typeKind'];
+  hasDefault: boolean;
+  role: 'input' | 'session' | 'row';
+}
+
+export interface ResolvedFunction {
+  source: string;
+  function: QualifiedFunction;
+  /** `schema.name`. */
+  key: string;
+  catalog: CatalogFunction;
+  metadata: FunctionMetadata;
+  volatility: CatalogFunction['volatility'];
+  exposedAs: 'query' | 'mutation';
+  /** Key of the tracked table whose rows the function returns. */
+  returnTable: string;
+  /** SETOF: a list of rows; otherwise at most one row. */
+  returnsSet: boolean;
+  args: ResolvedFunctionArg[];
+  /** Root field names after custom names, the naming convention and the source's prefix/suffix. */
+  rootFields: { function: string; function_aggregate: string };
+  /** The `args` input type's name (type-name prefix/suffix applied) and the name descriptions quote. */
+  argsTypeName: string;
+  graphqlName: string;
+  /** `comment`, else the database function's own comment; null: the generated description. */
+  description: string | null;
+  /** Roles with an explicit function permission. */
+  permissions: ReadonlySet<string>;
+}
+
+export interface ResolvedComputedField {
+  name: string;
+  /** Key of the table the field is on. */
+  table: string;
+  function: QualifiedFunction;
+  catalog: CatalogFunction;
+  metadata: ComputedFieldMetadata;
+  /** A base-type value, or the rows of a tracked table (always a list, as in the reference). */
+  returns: { kind: 'scalar'; type: string; typeKind?: CatalogColumn['typeKind'] } | { kind: 'table'; table: string };
+  /** Every input argument in SQL order, the row and session ones marked. */
+  args: ResolvedFunctionArg[];
+  /** The `args` input type's name (`<field>_<table>_args`, type-name prefix/suffix applied). */
+  argsTypeName: string;
+  /** Explicit comment, else the function's comment, else the generated one; null: none. */
+  description: string | null;
 }
 
 export interface ResolvedSource {
@@ -99,4 +163,6 @@ export interface ResolvedSource {
   catalog: DatabaseCatalog;
   connection: SourceConnection;
   tables: Map<string, ResolvedTable>;
+  /** Tracked functions that resolved, by `schema.name`; absent when the source has none. */
+  functions?: Map<string, ResolvedFunction>;
 }

@@ -36,11 +36,7 @@ export class GraphQLExecutor {
     if (prepared.kind === 'subscription') {
       throw new EngineError('validation-failed', 'subscriptions are not supported over HTTP, use websockets instead', { path: '$' });
     }
-    const coerced = getVariableValues(prepared.roleSchema.schema, prepared.operation.variableDefinitions ?? [], request.variables);
-    if (coerced.errors) {
-      throw new EngineError('validation-failed', coerced.errors[0]!.message, { path: '$.variableValues' });
-    }
-    const variables = coerced.coerced;
+    const variables = coerceVariables(prepared, request);
     const compiled = this.compiled(prepared, cache, variables);
     const sessionJson = JSON.stringify(session.variables);
     // Mutations run first, in one transaction per source; the splice below just reads their results.
@@ -57,12 +53,9 @@ export class GraphQLExecutor {
   async plan(request: GraphQLRequest, session: Session): Promise<RequestPlan> {
     const cache = this.ref.current;
     const prepared = await this.prepare(cache, request, session.role);
-    const coerced = getVariableValues(prepared.roleSchema.schema, prepared.operation.variableDefinitions ?? [], request.variables);
-    if (coerced.errors) {
-      throw new EngineError('validation-failed', coerced.errors[0]!.message, { path: '$.variableValues' });
-    }
-    const compiled = this.compiled(prepared, cache, coerced.coerced);
-    return { kind: prepared.kind, fields: plannedFields(compiled.steps, '', coerced.coerced, session) };
+    const variables = coerceVariables(prepared, request);
+    const compiled = this.compiled(prepared, cache, variables);
+    return { kind: prepared.kind, fields: plannedFields(compiled.steps, '', variables, session) };
   }
 
   private async prepare(cache: SchemaCache, request: GraphQLRequest, role: string): Promise<PreparedOperation> {
@@ -187,6 +180,19 @@ function plannedFields(steps: readonly RootStep[], prefix: string, variables: Re
 }
 
 const NO_RESULTS: ReadonlyMap<RootStep, string> = new Map();
+
+const NO_VARIABLES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+/** Coerces the request's variables against the operation; operations without variables skip graphql-js. */
+function coerceVariables(prepared: PreparedOperation, request: GraphQLRequest): Record<string, unknown> {
+  const definitions = prepared.operation.variableDefinitions;
+  if (!definitions || definitions.length === 0) return NO_VARIABLES;
+  const coerced = getVariableValues(prepared.roleSchema.schema, definitions, request.variables);
+  if (coerced.errors) {
+    throw new EngineError('validation-failed', coerced.errors[0]!.message, { path: '$.variableValues' });
+  }
+  return coerced.coerced;
+}
 
 export function bindParams(params: readonly TypedValueIR[], variables: Record<string, unknown>, session: Session): unknown[] {
   const out = new Array<unknown>(params.length);

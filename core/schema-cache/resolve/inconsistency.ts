@@ -59,7 +59,7 @@ export class ResolveError extends Error {
   constructor(
     message: string,
     /** The reference's error code for the same failure, for operation handlers that rethrow it. */
-    readonly code: 'not-exists' | 'already-exists' | 'constraint-violation' | 'constraint-error' | 'validation-failed' | 'not-found' | 'parse-failed',
+    readonly code: 'not-exists' | 'already-exists' | 'constraint-violation' | 'constraint-error' | 'validation-failed' | 'not-found' | 'parse-failed' | 'not-supported',
   ) {
     super(message);
     this.name = 'ResolveError';

@@ -24,6 +24,8 @@ import { namingConventionOf } from './naming.js';
 import { resolveRelationship } from './relationships.js';
 import { resolveTablePermissions } from './permissions.js';
 import { resolveTableBase } from './table.js';
+import { resolveComputedFields } from './computed-fields.js';
+import { resolveFunctions } from './functions.js';
 
 export { isGraphQLName, isGraphQLEnumValue } from './graphql-name.js';
 export { ResolveError } from './inconsistency.js';
@@ -32,6 +34,8 @@ export { parseRelationshipUsing, type ParsedUsing, type UsingParseError } from '
 export { namingConventionOf, rootFieldNames, tableTypeName, defaultIdentifier } from './naming.js';
 export { tableObjectName, relationshipObjectName, quoteTable } from './inconsistency.js';
 export { permissionObjectName, permissionObjectType } from './permissions.js';
+export { computedFieldObjectName } from './computed-fields.js';
+export { functionObjectName, functionGivenName } from './functions.js';
 
 export interface ResolvedSourceResult {
   source: ResolvedSource;
@@ -51,7 +55,8 @@ export async function resolveSource(
   const customization = meta.customization ?? {};
   const naming = namingConventionOf(customization);
   const inconsistencies: InconsistentObject[] = [];
-  const catalogTables = indexCatalog(catalog).tables;
+  const indexed = indexCatalog(catalog);
+  const catalogTables = indexed.tables;
 
   // Step 1: each tracked table on its own.
   const counts = new Map<string, number>();
@@ -104,9 +109,18 @@ export async function resolveSource(
   const tracked = new Map(tables.map((t) => [t.key, t.catalog] as const));
   for (const t of tables) inconsistencies.push(...resolveTableRelationships(meta.name, t, tracked));
 
-  // Step 5: permissions, whose expressions may reach any serving table of the source.
+  // Step 5: computed fields, which may return any serving table and must not take a
+  // relationship's name; permissions list them, so they come first.
   const serving = new Map(tables.map((t) => [t.key, t] as const));
+  const fnEnv = { source: meta.name, customization, naming, functions: indexed.functions };
+  for (const t of tables) inconsistencies.push(...resolveComputedFields({ ...fnEnv, tables: new Set(serving.keys()) }, t));
+
+  // Step 6: permissions, whose expressions may reach any serving table of the source.
   for (const t of tables) inconsistencies.push(...resolveTablePermissions(meta.name, t, serving));
+
+  // Step 7: tracked functions, which return rows of serving tables.
+  const fns = resolveFunctions({ ...fnEnv, tables: serving }, meta.functions ?? []);
+  inconsistencies.push(...fns.inconsistencies);
 
   return {
     source: {
@@ -116,7 +130,8 @@ export async function resolveSource(
       customization,
       catalog,
       connection,
-      tables: new Map(tables.map((t) => [t.key, t] as const)),
+      tables: serving,
+      ...(fns.functions.size > 0 ? { functions: fns.functions } : {}),
     },
     inconsistencies,
   };

@@ -46,7 +46,7 @@ export default definePlugin({
           const request = await read(ctx);
           const session = await authenticateRequest(ctx, hooks, request.batch ? undefined : request.request);
           const count = request.batch ? request.requests.length : 1;
-          await hooks.onRequestLimit.promise({ session, endpoint: 'graphql', operationCount: count, ip: ctx.ip });
+          if (hooks.onRequestLimit.isUsed()) await hooks.onRequestLimit.promise({ session, endpoint: 'graphql', operationCount: count, ip: ctx.ip });
           const executor = container.resolve<GraphQLExecutor>('graphqlExecutor');
           if (!request.batch) {
             ctx.body = await executor.execute(request.request, session);

@@ -24,10 +24,9 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(v) ? v[0] : v;
 }
 
-function secretsMatch(given: string, expected: string): boolean {
+function secretsMatch(given: string, expected: Buffer): boolean {
   const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return a.length === expected.length && timingSafeEqual(a, expected);
 }
 
 export default definePlugin<AdminSecretOptions>({
@@ -40,13 +39,14 @@ export default definePlugin<AdminSecretOptions>({
   },
   optionsFromConfig: (config) => (config.adminSecret !== undefined ? { secret: config.adminSecret } : {}),
   register(_container, hooks, { secret }) {
+    const expected = secret === undefined ? undefined : Buffer.from(secret);
     hooks.onRequestAuth.tap({ name: PLUGIN_ID, stage: Stage.EARLY }, (req) => {
       const variables = sessionVariablesFromHeaders(req.headers);
       const role = variables['x-svc-role'] ?? ADMIN_ROLE;
-      if (secret === undefined) return makeSession(role, variables);
+      if (expected === undefined) return makeSession(role, variables);
       const given = header(req.headers, 'x-svc-admin-secret') ?? header(req.headers, 'x-svc-access-key');
       if (given === undefined) return undefined;
-      if (!secretsMatch(given, secret)) {
+      if (!secretsMatch(given, expected)) {
         throw new EngineError('access-denied', 'invalid "x-svc-admin-secret"/"x-svc-access-key"', { status: 401 });
       }
       return makeSession(role, variables);

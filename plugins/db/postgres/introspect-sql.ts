@@ -139,6 +139,8 @@ functions_json AS (
       'volatility', p.provolatile,
       'returnType', rt.typname,
       'returnTypeSchema', rtn.nspname,
+      'returnTypeKind', ${typeKind('rt')},
+      'hasVariadic', p.provariadic <> 0,
       'returnsSet', p.proretset,
       'returnsTableSchema', CASE WHEN rc.oid IS NOT NULL THEN rcn.nspname END,
       'returnsTableName', rc.relname,
@@ -168,6 +170,7 @@ functions_json AS (
         'name', NULLIF(an.names[a.i], ''),
         'type', at.typname,
         'typeSchema', atn.nspname,
+        'typeKind', ${typeKind('at')},
         -- Defaults belong to the last pronargdefaults input arguments.
         'hasDefault', a.i > p.pronargs - p.pronargdefaults
       ) ORDER BY a.i) AS v

@@ -64,10 +64,12 @@ interface RawFunction {
   volatility: string;
   returnType: string;
   returnTypeSchema: string;
+  returnTypeKind: CatalogColumn['typeKind'];
+  hasVariadic: boolean;
   returnsSet: boolean;
   returnsTableSchema: string | null;
   returnsTableName: string | null;
-  args: { name: string | null; type: string; typeSchema: string; hasDefault: boolean }[];
+  args: { name: string | null; type: string; typeSchema: string; typeKind: CatalogColumn['typeKind']; hasDefault: boolean }[];
   description: string | null;
   language: string;
 }
@@ -173,13 +175,15 @@ function toFunction(f: RawFunction): CatalogFunction {
     volatility: VOLATILITY[f.volatility] ?? 'volatile',
     returnType: f.returnType,
     returnTypeSchema: f.returnTypeSchema,
+    returnTypeKind: f.returnTypeKind,
+    hasVariadic: f.hasVariadic,
     returnsSet: f.returnsSet,
     returnsTable:
       f.returnsTableSchema !== null && f.returnsTableName !== null
         ? { schema: f.returnsTableSchema, name: f.returnsTableName }
         : null,
     args: f.args.map(
-      (a): CatalogFunctionArg => ({ name: a.name, type: a.type, typeSchema: a.typeSchema, hasDefault: a.hasDefault }),
+      (a): CatalogFunctionArg => ({ name: a.name, type: a.type, typeSchema: a.typeSchema, typeKind: a.typeKind, hasDefault: a.hasDefault }),
     ),
     description: f.description,
     language: f.language,

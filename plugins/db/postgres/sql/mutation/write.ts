@@ -68,7 +68,7 @@ export function insertDml(ctx: CompileContext, ins: InsertIR, rows: RowToInsert[
 }
 
 function conflictSql(ctx: CompileContext, c: OnConflictIR, alias: string): string {
-  const target = ` ON CONFLICT ON CONSTRAINT ${quoteIdent(c.constraint)}`;
+  const target = c.constraint === null ? ' ON CONFLICT' : ` ON CONFLICT ON CONSTRAINT ${quoteIdent(c.constraint)}`;
   if (c.updateColumns.length === 0) return `${target} DO NOTHING`;
   const sets = new Map<string, string>();
   for (const col of c.updateColumns) sets.set(col, `EXCLUDED.${quoteIdent(col)}`);
@@ -86,6 +86,8 @@ function insertCheckSql(ctx: CompileContext, ins: InsertIR, alias: string): stri
 }
 
 function opSql(ctx: CompileContext, alias: string, op: UpdateOpIR): string {
+  // Before valueSql: an unused placeholder would have no type the server could infer.
+  if (op.op === '_default') return 'DEFAULT';
   const col = `${alias}.${quoteIdent(op.column)}`;
   const v = valueSql(ctx, op.value);
   switch (op.op) {
@@ -93,6 +95,8 @@ function opSql(ctx: CompileContext, alias: string, op: UpdateOpIR): string {
       return v;
     case '_inc':
       return `${col} + ${v}`;
+    case '_mul':
+      return `${col} * ${v}`;
     case '_append':
       return `${col} || ${v}`;
     case '_prepend':
