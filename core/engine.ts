@@ -16,7 +16,7 @@ import { DATABASE_URL_ENV, defaultSource, initialMetadata } from './metadata/def
 import { SourceConnections } from './schema-cache/connections.js';
 import { buildSchemaCache } from './schema-cache/builder.js';
 import { SchemaCacheRef } from './schema-cache/ref.js';
-import { createHttpApp } from './http/app.js';
+import { createRequestListener } from './http/app.js';
 import { EMBEDDED_MAX_CONNECTIONS, startEmbeddedPostgres, type EmbeddedPostgres } from './embedded/pglite.js';
 import type { AnyPlugin } from './plugin.js';
 
@@ -95,14 +95,14 @@ export async function startEngine(config: ServerConfig, options: EngineOptions =
       metadataDefaults: asValue({ defaultSource: source }),
     });
 
-    const app = createHttpApp({
+    const listener = createRequestListener({
       config,
       hooks,
       logger,
       container,
       isMetadataConsistent: () => ref.current.inconsistentObjects.length === 0,
     });
-    const server = createServer(app.callback());
+    const server = createServer(listener);
     await listen(server, config.serverHost === '*' ? undefined : config.serverHost, config.serverPort);
     const port = (server.address() as AddressInfo).port;
     cleanups.push(() => closeServer(server, config.gracefulShutdownTimeout * 1000));

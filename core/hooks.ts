@@ -10,6 +10,7 @@ import type { PlatformEvent } from './events.js';
 import type { MetadataOperation, OperationContext, OperationResult } from './metadata/operation.js';
 import type { SchemaBuildContext, SchemaDraft } from './graphql/schema-draft.js';
 import type { AppRouterState } from './http/types.js';
+import type { RawRoutes } from './http/raw-routes.js';
 
 export const Stage = { FIRST: -100, EARLY: -10, DEFAULT: 0, LATE: 10, LAST: 100 } as const;
 
@@ -24,6 +25,8 @@ export interface LimitContext {
 
 export interface HttpRoutesContext {
   router: Router<AppRouterState>;
+  /** Plain Node handlers for hot endpoints, served before koa (see core/http/raw-routes.ts). */
+  raw: RawRoutes;
 }
 
 export function createHooks() {

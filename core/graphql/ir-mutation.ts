@@ -9,7 +9,7 @@
  * All names are database names (columns, constraints); GraphQL names only appear as aliases of
  * the output.
  */
-import type { BoolExpIR, FieldIR, TableRef, TypedValueIR } from './ir.js';
+import type { BoolExpIR, FieldIR, SelectIR, TableRef, TypedValueIR } from './ir.js';
 
 /** One column's value in an inserted row or an update `SET`. */
 export interface ColumnValueIR {
@@ -116,16 +116,25 @@ export interface MutationReturnIR {
   selectFilter: BoolExpIR | null;
 }
 
-/** One mutation root field against a database source. */
+/** What the table mutations have in common: how their answer is shown. */
+interface WithReturning {
+  returning: MutationReturnIR;
+}
+
+/**
+ * One mutation root field against a database source: a table mutation, or a VOLATILE function
+ * exposed as a mutation, which is a select over the function's rows run in the mutation
+ * transaction (`single`: at most one row, for a function not returning SETOF).
+ */
 export type MutationIR = (
-  | { kind: 'insert'; insert: InsertIR }
-  | { kind: 'update'; update: UpdateIR }
+  | ({ kind: 'insert'; insert: InsertIR } & WithReturning)
+  | ({ kind: 'update'; update: UpdateIR } & WithReturning)
   /** `update_<t>_many`: the updates run in order; the answer is a list of responses. */
-  | { kind: 'updateMany'; updates: UpdateIR[] }
-  | { kind: 'delete'; delete: DeleteIR }
+  | ({ kind: 'updateMany'; updates: UpdateIR[] } & WithReturning)
+  | ({ kind: 'delete'; delete: DeleteIR } & WithReturning)
+  | { kind: 'function'; select: SelectIR; single: boolean }
 ) & {
   source: string;
-  returning: MutationReturnIR;
   /** JSON path reported with database errors, e.g. `$.selectionSet.insert_author.args.objects`. */
   errorPath: string;
 };

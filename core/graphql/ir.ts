@@ -26,10 +26,34 @@ export interface TypedValueIR {
   array?: boolean;
 }
 
-/** Something scalar computed per row: a column, or a column cast to another type (jsonb `_cast`). */
+/** What one argument of a function call receives. */
+export type FunctionArgValueIR =
+  | { kind: 'value'; value: TypedValueIR }
+  /** The session variables as one JSON value, of the argument's type (`json`/`jsonb`). */
+  | { kind: 'session'; dbType: string }
+  /** The row the call is made for (computed fields): the current row of the table. */
+  | { kind: 'row' };
+
+export interface FunctionArgIR {
+  /** Null: passed by position. Positional arguments come first, in the function's order. */
+  name: string | null;
+  value: FunctionArgValueIR;
+}
+
+/** A call of a database function (a tracked function, or a computed field's). */
+export interface FunctionCallIR {
+  function: TableRef;
+  args: FunctionArgIR[];
+}
+
+/**
+ * Something scalar computed per row: a column, a column cast to another type (jsonb `_cast`),
+ * or a scalar computed field (a function of the row).
+ */
 export type ScalarExprIR =
   | { kind: 'column'; name: string; type: string }
-  | { kind: 'cast'; expr: ScalarExprIR; toType: string };
+  | { kind: 'cast'; expr: ScalarExprIR; toType: string }
+  | { kind: 'computed'; call: FunctionCallIR; type: string };
 
 export type ComparisonOp =
   | '_eq' | '_neq' | '_gt' | '_lt' | '_gte' | '_lte'
@@ -68,6 +92,8 @@ export type BoolExpIR =
 
 export type OrderExprIR =
   | { kind: 'column'; name: string; type: string }
+  /** Order by a scalar computed field of the row. */
+  | { kind: 'computed'; call: FunctionCallIR; type: string }
   /** Order by a column of an object relationship's target (one row at most). */
   | { kind: 'objectRelationship'; target: TableRef; mapping: Array<[string, string]>; filter: BoolExpIR | null; expr: OrderExprIR }
   /** Order by an aggregate over an array relationship (`count`, or `max.column`, ...). */
@@ -96,11 +122,18 @@ export type FieldIR =
   | { kind: 'typename'; alias: string; typeName: string }
   | { kind: 'objectRelationship'; alias: string; mapping: Array<[string, string]>; select: SelectIR }
   | { kind: 'arrayRelationship'; alias: string; mapping: Array<[string, string]>; select: SelectIR }
-  | { kind: 'arrayAggregate'; alias: string; mapping: Array<[string, string]>; aggregate: AggregateSelectIR };
+  | { kind: 'arrayAggregate'; alias: string; mapping: Array<[string, string]>; aggregate: AggregateSelectIR }
+  /** A scalar computed field: its function called with the row (and the field's arguments). */
+  | { kind: 'computedScalar'; alias: string; call: FunctionCallIR; type: string }
+  /** A computed field returning rows of a table: `select.function` is called with the row. */
+  | { kind: 'computedTable'; alias: string; select: SelectIR };
 
 /** The rows a select reads and how: shared by list, single-row and aggregate selects. */
 export interface SelectFromIR {
+  /** The table read, or whose row type `function` returns. */
   from: TableRef;
+  /** Rows come from this call instead of the table (tracked functions, table computed fields). */
+  function?: FunctionCallIR;
   /** The user's `where`. */
   where: BoolExpIR | null;
   /** The role's row filter; AND-ed with `where`. Null for admin. */

@@ -2,7 +2,7 @@
  * The koa application: request ids, CORS, gzip, structured http logs, error rendering, the health
  * and version endpoints, and whatever routes API plugins add on `onHttpRoutes`.
  */
-import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
 import compress from 'koa-compress';
@@ -13,7 +13,8 @@ import type { KernelHooks } from '../hooks.js';
 import type { Logger } from '../logger.js';
 import { ENGINE_VERSION } from '../version.js';
 import { EngineError } from '../errors.js';
-import { cors } from './cors.js';
+import { cors, originMatcher } from './cors.js';
+import { RawRoutes, dispatchRaw, logHttp, requestIdOf } from './raw-routes.js';
 import { renderError } from './error-response.js';
 import type { AppRouterState } from './types.js';
 
@@ -26,14 +27,27 @@ export interface HttpAppDeps {
   isMetadataConsistent(): boolean;
 }
 
-export function createHttpApp(deps: HttpAppDeps): Koa<AppRouterState> {
+/** The server's request listener: raw routes first, everything else through the koa app. */
+export function createRequestListener(deps: HttpAppDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  const raw = new RawRoutes();
+  const app = createHttpApp(deps, raw);
+  const koa = app.callback();
+  const dispatch = { logger: deps.logger, corsAllowed: deps.config.disableCors ? null : originMatcher(deps.config.corsDomain) };
+  return (req, res) => {
+    const handler = raw.match(req);
+    if (handler) void dispatchRaw(handler, req, res, dispatch);
+    else void koa(req, res);
+  };
+}
+
+export function createHttpApp(deps: HttpAppDeps, raw: RawRoutes = new RawRoutes()): Koa<AppRouterState> {
   const { config, hooks, logger, container } = deps;
   const app = new Koa<AppRouterState>({ proxy: false });
   app.silent = true;
 
   app.use(async (ctx, next) => {
     const started = process.hrtime.bigint();
-    const requestId = ctx.get('x-request-id') || randomUUID();
+    const requestId = requestIdOf(ctx.req);
     ctx.state.requestId = requestId;
     ctx.set('x-request-id', requestId);
     // The awilix scope costs a container per request; most requests never ask for it.
@@ -55,19 +69,15 @@ export function createHttpApp(deps: HttpAppDeps): Koa<AppRouterState> {
     } catch (e) {
       renderError(ctx, e, config, logger);
     } finally {
-      if (logger.enabled('http-log', 'info')) {
-        logger.info('http-log', {
-          request_id: requestId,
-          http_info: {
-            method: ctx.method,
-            url: ctx.path,
-            status: ctx.status,
-            ip: ctx.ip,
-            http_version: ctx.req.httpVersion,
-          },
-          operation: { request_id: requestId, query_execution_time: Number(process.hrtime.bigint() - started) / 1e9 },
-        });
-      }
+      logHttp(logger, {
+        requestId,
+        method: ctx.method,
+        url: ctx.path,
+        status: ctx.status,
+        ip: ctx.ip,
+        httpVersion: ctx.req.httpVersion,
+        startedNs: started,
+      });
     }
   });
   if (!config.disableCors) app.use(cors(config.corsDomain));
@@ -91,7 +101,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa<AppRouterState> {
   router.get('/v1/version', (ctx) => {
     ctx.body = { version: ENGINE_VERSION };
   });
-  hooks.onHttpRoutes.call({ router });
+  hooks.onHttpRoutes.call({ router, raw });
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

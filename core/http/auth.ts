@@ -13,13 +13,21 @@ export async function authenticateRequest(ctx: Context, hooks: KernelHooks, body
   const state = ctx.state as AppRouterState;
   if (state.session) return state.session;
   const request: AuthRequest = { headers: ctx.headers, ip: ctx.ip, body, responseHeaders: [] };
+  try {
+    state.session = await authenticate(hooks, request);
+    return state.session;
+  } finally {
+    for (const [name, value] of request.responseHeaders) ctx.append(name, value);
+  }
+}
+
+/** Runs the auth modes; a request no mode accepts is refused. Response headers stay on `request`. */
+export async function authenticate(hooks: KernelHooks, request: AuthRequest): Promise<Session> {
   const session = await hooks.onRequestAuth.promise(request);
-  for (const [name, value] of request.responseHeaders) ctx.append(name, value);
   if (!session) {
     throw new EngineError('access-denied', 'x-svc-admin-secret/x-svc-access-key required, but not found', {
       status: 401,
     });
   }
-  state.session = session;
   return session;
 }

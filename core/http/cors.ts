@@ -28,6 +28,16 @@ export function originMatcher(domains: readonly string[] | undefined): (origin: 
   };
 }
 
+/** The CORS headers of an actual (non-preflight) response to `origin`, or none when it isn't allowed. */
+export function corsHeaders(allowed: (origin: string) => boolean, origin: string | undefined): Array<[string, string]> {
+  if (!origin || !allowed(origin)) return [];
+  return [
+    ['Access-Control-Allow-Origin', origin],
+    ['Access-Control-Allow-Credentials', 'true'],
+    ['Vary', 'Origin'],
+  ];
+}
+
 export function cors(domains: readonly string[] | undefined): Middleware {
   const allowed = originMatcher(domains);
   return async (ctx, next) => {

@@ -4,7 +4,7 @@
  */
 import type { Context } from 'koa';
 import { EngineError, isEngineError } from '../errors.js';
-import { isAdmin } from '../auth/session.js';
+import { isAdmin, type Session } from '../auth/session.js';
 import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import type { AppRouterState } from './types.js';
@@ -15,9 +15,13 @@ export function toEngineError(e: unknown): EngineError {
 }
 
 export function mayShowInternal(ctx: Context, config: ServerConfig): boolean {
-  const state = ctx.state as Partial<AppRouterState>;
+  return showInternalTo((ctx.state as Partial<AppRouterState>).session, config);
+}
+
+/** Database and webhook detail goes to admins (with --admin-internal-errors) or everyone in dev mode. */
+export function showInternalTo(session: Session | undefined, config: ServerConfig): boolean {
   if (config.devMode) return true;
-  return config.adminInternalErrors && state.session !== undefined && isAdmin(state.session);
+  return config.adminInternalErrors && session !== undefined && isAdmin(session);
 }
 
 export function errorBody(err: EngineError, showInternal: boolean): Record<string, unknown> {

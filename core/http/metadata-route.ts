@@ -7,7 +7,7 @@ import type { AwilixContainer } from 'awilix';
 import type { KernelHooks } from '../hooks.js';
 import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
-import type { MetadataEndpoint } from '../metadata/operation.js';
+import { RawJsonBody, type MetadataEndpoint } from '../metadata/operation.js';
 import type { MetadataService } from '../metadata/service.js';
 import { readJsonBody } from './body.js';
 import { authenticateRequest } from './auth.js';
@@ -26,6 +26,21 @@ export function metadataRoute(container: AwilixContainer, endpoint: MetadataEndp
     const service = container.resolve<MetadataService>('metadataService');
     const result = await service.handle(body, session, endpoint);
     ctx.status = result.status ?? 200;
-    ctx.body = result.body;
+    if (holdsRawJson(result.body)) {
+      ctx.type = 'application/json';
+      ctx.body = rawJsonText(result.body);
+    } else {
+      ctx.body = result.body;
+    }
   };
+}
+
+const holdsRawJson = (body: unknown): boolean =>
+  body instanceof RawJsonBody || (Array.isArray(body) && body.some((b) => b instanceof RawJsonBody));
+
+/** A body, or a bulk's list of bodies, with RawJsonBody parts spliced in without re-encoding. */
+function rawJsonText(body: unknown): string {
+  if (body instanceof RawJsonBody) return body.json;
+  if (Array.isArray(body)) return `[${body.map(rawJsonText).join(',')}]`;
+  return JSON.stringify(body) ?? 'null';
 }

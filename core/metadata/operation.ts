@@ -61,8 +61,19 @@ export interface OperationContext {
   rebuildPreview(): Promise<SchemaCache>;
 }
 
+/**
+ * A response body that is already JSON text (rows as the database wrote them): sent as is, so
+ * numbers beyond 2^53 keep every digit. `toJSON` is only a fallback for other serialisers.
+ */
+export class RawJsonBody {
+  constructor(readonly json: string) {}
+  toJSON(): unknown {
+    return JSON.parse(this.json);
+  }
+}
+
 export interface OperationResult {
-  /** The JSON response body. */
+  /** The JSON response body (a RawJsonBody, or a bulk's array holding some, is sent verbatim). */
   body: unknown;
   /** HTTP status; 200 unless the operation says otherwise. */
   status?: number;

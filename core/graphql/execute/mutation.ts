@@ -111,6 +111,9 @@ export function sessionVariablesOf(ir: MutationIR): string[] {
     case 'delete':
       fromBoolExp(ir.delete.permissionFilter, out);
       break;
+    case 'function':
+      // A function's answer is a plain select over its rows.
+      return sessionVariablesOfQuery({ kind: 'select', source: ir.source, select: ir.select, single: ir.single });
   }
   for (const name of returningSessionVariables(ir.source, ir.returning)) out.add(name);
   return [...out].sort();

@@ -13,11 +13,12 @@ import {
   type ComparedColumn,
 } from './comparison.js';
 import { present, jsonInput, leafValue, listItems, objectEntries, toJson, validationError, type Input, type MaybeCtx } from './input.js';
-import { tableRef, type RelationshipView, type TableView } from './view.js';
+import { tableRef, type ComputedFieldView, type RelationshipView, type TableView } from './view.js';
 import type { PlanContext } from '../schema-draft.js';
 import type { ResolvedTable } from '../../schema-cache/model.js';
 import { scalarInfo } from '../scalars.js';
 import { EngineError } from '../../errors.js';
+import { implicitCall } from './computed-field.js';
 
 // ---------------------------------------------------------------------------------------------
 // `where` arguments
@@ -68,9 +69,26 @@ export function buildWhere(view: TableView, input: Input, ctx: PlanContext, path
       items.push(buildAggregatePredicate(agg, value, ctx, at));
       continue;
     }
+    const computed = filterableComputedField(view, key);
+    if (computed?.scalar && computed.cf.returns.kind === 'scalar') {
+      const compared: ComparedColumn = {
+        expr: { kind: 'computed', call: implicitCall(computed, ctx, at), type: computed.cf.returns.type },
+        type: computed.cf.returns.type,
+        info: computed.scalar.info,
+        graphqlType: computed.scalar.graphqlType,
+      };
+      items.push(buildComparison(compared, value, ctx, graphqlComparisonMode(naming), at));
+      continue;
+    }
     throw validationError(`field '${key}' not found in type: '${typeName}'`, at);
   }
   return and(items);
+}
+
+/** A scalar computed field usable in `where`/`order_by`: one taking no client arguments. */
+export function filterableComputedField(view: TableView, field: string): ComputedFieldView | undefined {
+  const c = view.computedFieldsByField.get(field);
+  return c && c.scalar && c.args.length === 0 ? c : undefined;
 }
 
 const PREDICATE_TYPES: Readonly<Record<'count' | 'bool_and' | 'bool_or', { dbType: string; graphqlType: string }>> = {

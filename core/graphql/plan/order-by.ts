@@ -6,6 +6,8 @@ import type { AggregateFn, OrderByIR, OrderExprIR } from '../ir.js';
 import { present, listItems, objectEntries, toJson, validationError, type Input } from './input.js';
 import type { TableView } from './view.js';
 import type { PlanContext } from '../schema-draft.js';
+import { filterableComputedField } from './bool-exp.js';
+import { implicitCall } from './computed-field.js';
 
 type Direction = Pick<OrderByIR, 'direction' | 'nulls'>;
 
@@ -89,6 +91,12 @@ function orderByObject(view: TableView, input: Input, ctx: PlanContext, path: st
           if (d) out.push({ expr: { ...base, fn, column: { name: col.column.name, type: col.column.type } }, ...d });
         }
       }
+      continue;
+    }
+    const computed = filterableComputedField(view, key);
+    if (computed && computed.cf.returns.kind === 'scalar') {
+      const d = direction(view, value, ctx, at);
+      if (d) out.push({ expr: { kind: 'computed', call: implicitCall(computed, ctx, at), type: computed.cf.returns.type }, ...d });
       continue;
     }
     throw validationError(`field '${key}' not found in type: '${view.names.orderBy}'`, at);

@@ -19,6 +19,7 @@ import { argumentsOf, collectFields, subSelection, type CollectedField } from '.
 import type { TableView } from './view.js';
 import type { PlanContext } from '../schema-draft.js';
 import { EngineError } from '../../errors.js';
+import { computedFieldIR } from './computed-field.js';
 
 export type SelectArgsIR = Pick<SelectFromIR, 'where' | 'orderBy' | 'distinctOn' | 'limit' | 'offset'>;
 
@@ -105,6 +106,8 @@ export function buildFields(view: TableView, set: SelectionSetNode, ctx: PlanCon
     if (agg) {
       return { kind: 'arrayAggregate', alias: f.key, mapping: agg.rel.mapping, aggregate: buildAggregateSelect(agg.target, f, ctx, at) };
     }
+    const computed = view.computedFieldsByField.get(f.name);
+    if (computed) return computedFieldIR(view, computed, f, ctx, at);
     throw notFound(f.name, view.names.object, at);
   });
 }

@@ -55,7 +55,7 @@ function fromSelectFrom(s: SelectFromIR, out: Found): void {
 
 function fromFields(fields: readonly FieldIR[], out: Found): void {
   for (const f of fields) {
-    if (f.kind === 'objectRelationship' || f.kind === 'arrayRelationship') {
+    if (f.kind === 'objectRelationship' || f.kind === 'arrayRelationship' || f.kind === 'computedTable') {
       fromSelectFrom(f.select, out);
       fromFields(f.select.fields, out);
     } else if (f.kind === 'arrayAggregate') {

@@ -7,7 +7,14 @@
  */
 import type { BoolExpIR, TableRef } from '../ir.js';
 import type { BoolExpJson } from '../../metadata/types.js';
-import type { ResolvedColumn, ResolvedRelationship, ResolvedTable } from '../../schema-cache/model.js';
+import type {
+  ResolvedColumn,
+  ResolvedComputedField,
+  ResolvedFunction,
+  ResolvedFunctionArg,
+  ResolvedRelationship,
+  ResolvedTable,
+} from '../../schema-cache/model.js';
 import type { ScalarInfo } from '../scalars.js';
 import type { Naming, TableTypeNames } from '../schema/naming.js';
 
@@ -33,6 +40,34 @@ export interface RelationshipView {
   target: TableView;
 }
 
+/** One argument of a function as the client supplies it in `args`. */
+export interface FunctionArgView {
+  arg: ResolvedFunctionArg;
+  /** Database type values are cast to (schema-qualified unless built in). */
+  dbType: string;
+  info: ScalarInfo;
+  /** GraphQL scalar of one value. */
+  graphqlType: string;
+}
+
+/** A computed field the role may select: a scalar one, or one returning rows of `target`. */
+export interface ComputedFieldView {
+  cf: ResolvedComputedField;
+  /** GraphQL field name (the computed field's name). */
+  field: string;
+  /** The client's arguments, in SQL order (the row and session ones are not among them). */
+  args: FunctionArgView[];
+  scalar: { info: ScalarInfo; graphqlType: string } | null;
+  target: TableView | null;
+}
+
+/** A tracked function as one role sees it: visible, over the role's view of its table. */
+export interface FunctionView {
+  fn: ResolvedFunction;
+  target: TableView;
+  args: FunctionArgView[];
+}
+
 export interface TableAccess {
   /** The select permission's row filter; null for admin. */
   filter: BoolExpJson | null;
@@ -52,6 +87,9 @@ export interface TableView {
   /** By relationship field name, and by `<rel>_aggregate` field name. */
   relationshipsByField: ReadonlyMap<string, RelationshipView>;
   aggregatesByField: ReadonlyMap<string, RelationshipView>;
+  /** Computed fields the role may select, and by field name. */
+  computedFields: ComputedFieldView[];
+  computedFieldsByField: ReadonlyMap<string, ComputedFieldView>;
   access: TableAccess;
   /** Every table of the source, by key, for permission filters (`_exists`, relationships). */
   sourceTables: ReadonlyMap<string, ResolvedTable>;

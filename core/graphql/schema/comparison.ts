@@ -61,7 +61,7 @@ const nn = <T extends GraphQLInputType>(t: T): GraphQLNonNull<T> => new GraphQLN
 const list = (t: GraphQLInputType): GraphQLList<GraphQLInputType> => new GraphQLList(t);
 
 /** The comparison input type of a column (`Int_comparison_exp`, `String_array_comparison_exp`, ...). */
-export function comparisonType(reg: TypeRegistry, naming: Naming, column: ColumnView, enumType?: GraphQLEnumType): GraphQLInputObjectType {
+export function comparisonType(reg: TypeRegistry, naming: Naming, column: Pick<ColumnView, 'info'>, enumType?: GraphQLEnumType): GraphQLInputObjectType {
   if (enumType) return enumComparison(reg, naming, enumType);
   const scalar = column.info.name!;
   if (column.info.isArray) return arrayComparison(reg, naming, scalar);

@@ -8,7 +8,8 @@
  *     namespace when it has one (a NamespacePlanner entry). Each entry carries its GraphQL field
  *     config and a DbRootFieldPlanner whose `buildIR` makes the RootFieldIR (see ../plan).
  *     Types are shared per draft: call it with the same draft object for every source of a role.
- *     Also adds the source's mutation root fields to `draft.mutation` (./mutation).
+ *     Also adds the source's mutation root fields to `draft.mutation` (./mutation), and the
+ *     root fields of the tracked functions the role may call (./function-fields.ts).
  *   assembleRoleSchema(draft: SchemaDraft, role: string): RoleSchema
  *     Builds and validates the GraphQLSchema (`query_root`, optional `mutation_root` and
  *     `subscription_root`; `no_queries_available: String!` when there is nothing to query).
@@ -26,6 +27,8 @@ import { buildTableViews } from './views.js';
 import { tableRootFields } from './root-fields.js';
 import { rootFieldMap } from './assemble.js';
 import { addMutationsToDraft } from './mutation/index.js';
+import { functionViews } from './function-views.js';
+import { functionRootFields } from './function-fields.js';
 
 export { assembleRoleSchema, NO_QUERIES_FIELD } from './assemble.js';
 export { Naming, namingConventionOf, tableTypeNames, type NamingConvention, type TableTypeNames } from './naming.js';
@@ -35,8 +38,9 @@ export function addSourceToDraft(draft: SchemaDraft, source: ResolvedSource, ctx
   const reg = registryFor(draft);
   const naming = new Naming(source.customization);
   const views = buildTableViews(source, ctx.role, naming);
+  const functions = functionRootFields(reg, functionViews(source, ctx.role, views, ctx.config.inferFunctionPermissions));
   // Mutation fields first: a role may write a table it cannot read.
-  addMutationsToDraft(draft, source, ctx, naming, views);
+  addMutationsToDraft(draft, source, ctx, naming, views, functions.mutation);
 
   const entries = new Map<string, RootFieldEntry>();
   const keys = [...views.keys()].sort();
@@ -45,6 +49,7 @@ export function addSourceToDraft(draft: SchemaDraft, source: ResolvedSource, ctx
       if (!entries.has(name)) entries.set(name, entry);
     }
   }
+  for (const [name, entry] of functions.query) if (!entries.has(name)) entries.set(name, entry);
   if (entries.size === 0) return draft;
 
   const namespace = source.customization.root_fields?.namespace;

@@ -16,6 +16,7 @@ import { qualifiedTableName } from '../../metadata/types.js';
 import type { ColumnView, TableView } from '../plan/view.js';
 import { comparisonType, orderByEnum, scalarComparison } from './comparison.js';
 import { sortedFields, type TypeRegistry } from './registry.js';
+import { filterableComputedField } from '../plan/bool-exp.js';
 
 export const NUMERIC_AGGREGATES = ['avg', 'stddev', 'stddev_pop', 'stddev_samp', 'sum', 'var_pop', 'var_samp', 'variance'] as const;
 export const COMPARABLE_AGGREGATES = ['max', 'min'] as const;
@@ -77,6 +78,7 @@ export function boolExpType(reg: TypeRegistry, view: TableView): GraphQLInputObj
         for (const c of view.columns) {
           fields[c.field] = { type: comparisonType(reg, view.naming, c, columnEnumType(reg, c)) };
         }
+        for (const c of filterableComputedFields(view)) fields[c.field] = { type: comparisonType(reg, view.naming, c.scalar!) };
         for (const r of view.relationships) {
           fields[r.field] = { type: boolExpType(reg, r.target) };
           if (r.aggregateField) {
@@ -151,11 +153,16 @@ function booleanColumnsEnum(reg: TypeRegistry, view: TableView, fn: string): Gra
   );
 }
 
+/** Scalar computed fields without client arguments: the ones `where` and `order_by` take. */
+const filterableComputedFields = (view: TableView): TableView['computedFields'] =>
+  view.computedFields.filter((c) => filterableComputedField(view, c.field) !== undefined);
+
 /** `<t>_order_by`, or null when the role can order by nothing of the table. */
 export function orderByType(reg: TypeRegistry, view: TableView): GraphQLInputObjectType | null {
   const objectRels = view.relationships.filter((r) => r.rel.kind === 'object' && r.target.columns.length > 0);
   const aggRels = view.relationships.filter((r) => r.aggregateField);
-  if (view.columns.length + objectRels.length + aggRels.length === 0) return null;
+  const computed = filterableComputedFields(view);
+  if (view.columns.length + objectRels.length + aggRels.length + computed.length === 0) return null;
   const name = view.names.orderBy;
   return reg.get(name, () =>
     new GraphQLInputObjectType({
@@ -165,6 +172,7 @@ export function orderByType(reg: TypeRegistry, view: TableView): GraphQLInputObj
         const order = orderByEnum(reg, view.naming);
         const fields: GraphQLInputFieldConfigMap = {};
         for (const c of view.columns) fields[c.field] = { type: order };
+        for (const c of computed) fields[c.field] = { type: order };
         for (const r of objectRels) {
           const t = orderByType(reg, r.target);
           if (t) fields[r.field] = { type: t };

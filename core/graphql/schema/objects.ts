@@ -27,6 +27,8 @@ import {
   selectColumnEnum,
 } from './inputs.js';
 import { sortedFields, type TypeRegistry } from './registry.js';
+import { argsArgument, withArgs } from './function-types.js';
+import { qualifiedTableName } from '../../metadata/types.js';
 
 type Fields = GraphQLFieldConfigMap<unknown, unknown>;
 
@@ -83,10 +85,28 @@ export function objectType(reg: TypeRegistry, view: TableView): GraphQLObjectTyp
             };
           }
         }
+        for (const c of view.computedFields) fields[c.field] = computedFieldConfig(reg, view, c);
         return sortedFields(fields);
       },
     }),
   );
+}
+
+/** A computed field: a nullable scalar, or the rows of its table with the usual select arguments. */
+function computedFieldConfig(reg: TypeRegistry, view: TableView, c: TableView['computedFields'][number]): Fields[string] {
+  const description = c.cf.description ?? undefined;
+  const args = argsArgument(
+    reg,
+    c.cf.argsTypeName,
+    c.args,
+    `input parameters for computed field "${c.field}" defined on table "${qualifiedTableName(view.table.table)}"`,
+  );
+  if (c.target) {
+    const rows = new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(objectType(reg, c.target))));
+    return { type: rows, args: withArgs(args, selectArgs(reg, c.target)), description };
+  }
+  const s = scalarType(c.scalar!.graphqlType);
+  return { type: c.scalar!.info.isArray ? new GraphQLList(new GraphQLNonNull(s)) : s, args: withArgs(args, {}), description };
 }
 
 /** `distinct_on, limit, offset, order_by, where`, leaving out what the role has nothing for. */

@@ -10,6 +10,8 @@ import { buildPermissionFilter } from '../plan/bool-exp.js';
 import { tableRef, type ColumnView, type RelationshipView, type TableAccess, type TableView } from '../plan/view.js';
 import { tableTypeNames, type Naming } from './naming.js';
 import { ADMIN_ROLE } from '../../auth/session.js';
+import { computedFieldViews } from './function-views.js';
+import type { ComputedFieldView } from '../plan/view.js';
 
 const GRAPHQL_NAME_RE = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
@@ -84,6 +86,7 @@ export function buildTableViews(source: ResolvedSource, role: string, naming: Na
   const views = new Map<string, TableView>();
   for (const [key, c] of candidates) views.set(key, makeView(source, c, naming));
   for (const [key, c] of candidates) linkRelationships(views.get(key)!, c.table, views, naming);
+  for (const [key, c] of candidates) linkComputedFields(views.get(key)!, c.table, role, views);
   return views;
 }
 
@@ -91,6 +94,8 @@ type MutableView = TableView & {
   relationships: RelationshipView[];
   relationshipsByField: Map<string, RelationshipView>;
   aggregatesByField: Map<string, RelationshipView>;
+  computedFields: ComputedFieldView[];
+  computedFieldsByField: Map<string, ComputedFieldView>;
 };
 
 function makeView(source: ResolvedSource, c: Candidate, naming: Naming): MutableView {
@@ -107,6 +112,8 @@ function makeView(source: ResolvedSource, c: Candidate, naming: Naming): Mutable
     relationships: [],
     relationshipsByField: new Map(),
     aggregatesByField: new Map(),
+    computedFields: [],
+    computedFieldsByField: new Map(),
     access: c.access,
     sourceTables: source.tables,
     permissionFilter() {
@@ -132,4 +139,11 @@ function linkRelationships(view: TableView, table: ResolvedTable, views: Map<str
     v.relationshipsByField.set(rv.field, rv);
     if (aggregateField) v.aggregatesByField.set(aggregateField, rv);
   }
+}
+
+function linkComputedFields(view: TableView, table: ResolvedTable, role: string, views: Map<string, TableView>): void {
+  if (!table.computedFields) return;
+  const v = view as MutableView;
+  v.computedFields = computedFieldViews(table, role, views);
+  v.computedFieldsByField = new Map(v.computedFields.map((c) => [c.field, c] as const));
 }

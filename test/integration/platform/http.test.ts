@@ -174,3 +174,71 @@ describe('enabled APIs (integration)', function () {
     expect(res.body).to.deep.equal({ data: { __typename: 'query_root' } });
   });
 });
+
+describe('POST /v1/graphql, served as a raw route, behaves like every other route (integration)', function () {
+  let db: TestDatabase;
+  let engine: Engine;
+  before(async () => {
+    db = await createTestDatabase('raw', "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, repeat('x', 40) FROM generate_series(1, 200) g;");
+    engine = await startTestEngine({ databaseUrl: db.url, corsDomain: ['https://app.example.com'] });
+    await metadata(engine, { type: 'pg_track_table', args: { table: 't' } });
+  });
+  after(async () => {
+    await engine?.close();
+    await db?.drop();
+  });
+
+  it('sends CORS headers to an allowed origin only', async () => {
+    const ok = await call(engine, '/v1/graphql', { query: '{ __typename }' }, { origin: 'https://app.example.com' });
+    expect(ok.headers.get('access-control-allow-origin')).to.equal('https://app.example.com');
+    expect(ok.headers.get('access-control-allow-credentials')).to.equal('true');
+    const other = await call(engine, '/v1/graphql', { query: '{ __typename }' }, { origin: 'https://evil.example.net' });
+    expect(other.headers.get('access-control-allow-origin')).to.equal(null);
+  });
+
+  it('echoes the request id and answers JSON', async () => {
+    const res = await call(engine, '/v1/graphql', { query: '{ __typename }' }, { 'x-request-id': 'raw-1' });
+    expect(res.headers.get('x-request-id')).to.equal('raw-1');
+    expect(res.headers.get('content-type')).to.match(/^application\/json/);
+  });
+
+  it('gzips a large answer for clients that accept gzip, and keeps it plain for others', async () => {
+    const body = JSON.stringify({ query: '{ t { id v } }' });
+    const zipped = await new Promise<{ encoding: string | undefined; text: string }>((resolve, reject) => {
+      const req = request(engine.url + '/v1/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ encoding: res.headers['content-encoding'], text: gunzipSync(Buffer.concat(chunks)).toString() }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(zipped.encoding).to.equal('gzip');
+    expect(JSON.parse(zipped.text).data.t).to.have.length(200);
+    // fetch always asks for gzip, so the plain case uses node:http without Accept-Encoding.
+    const plain = await new Promise<{ encoding: string | undefined; text: string }>((resolve, reject) => {
+      const req = request(engine.url + '/v1/graphql', { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ encoding: res.headers['content-encoding'], text: Buffer.concat(chunks).toString() }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(plain.encoding).to.equal(undefined);
+    expect(JSON.parse(plain.text).data.t).to.have.length(200);
+  });
+
+  it('refuses a body over the limit as a GraphQL error', async () => {
+    const small = await startTestEngine({ databaseUrl: db.url, maxRequestBodySize: 64 });
+    try {
+      const res = await call(small, '/v1/graphql', { query: `{ __typename ${' '.repeat(100)} }` });
+      expect(res.status).to.equal(200);
+      expect(res.body.errors[0].extensions.code).to.equal('bad-request');
+      const alpha = await call(small, '/v1alpha1/graphql', { query: `{ __typename ${' '.repeat(100)} }` });
+      expect(alpha.status).to.equal(413);
+    } finally {
+      await small.close();
+    }
+  });
+});

@@ -34,6 +34,8 @@ export function addMutationsToDraft(
   ctx: SchemaBuildContext,
   naming: Naming,
   selectViews: ReadonlyMap<string, TableView>,
+  /** Other mutation root fields of the source (VOLATILE functions), placed alike. */
+  extra: ReadonlyMap<string, RootFieldEntry> = new Map(),
 ): void {
   const reg = registryFor(draft);
   const views = buildMutationViews(source, ctx.role, naming, selectViews);
@@ -43,6 +45,7 @@ export function addMutationsToDraft(
       if (!entries.has(name)) entries.set(name, entry);
     }
   }
+  for (const [name, entry] of extra) if (!entries.has(name)) entries.set(name, entry);
   if (entries.size === 0) return;
 
   const namespace = source.customization.root_fields?.namespace;

@@ -70,6 +70,8 @@ function blindView(source: ResolvedSource, table: ResolvedTable, naming: Naming)
     relationships: [],
     relationshipsByField: new Map(),
     aggregatesByField: new Map(),
+    computedFields: [],
+    computedFieldsByField: new Map(),
     access: { filter: null, limit: null, allowAggregations: false },
     sourceTables: source.tables,
     permissionFilter: () => null,

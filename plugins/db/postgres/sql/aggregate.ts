@@ -21,6 +21,7 @@ export function aggregateLevel(ctx: CompileContext, agg: AggregateSelectIR, join
   const alias = ctx.alias();
   const needed = new Set<string>();
   let laterals = '';
+  let wholeRow = false;
   // Node arrays need the level's sort keys, known only once the base select is built.
   const pairs: Array<{ key: string; expr: string | ((aggOrder: string) => string) }> = [];
   for (const f of agg.fields) {
@@ -34,13 +35,14 @@ export function aggregateLevel(ctx: CompileContext, agg: AggregateSelectIR, join
       case 'nodes': {
         const row = fieldsRow(ctx, f.fields, alias, needed);
         laterals += row.laterals;
+        wholeRow ||= row.wholeRow;
         pairs.push({ key: f.alias, expr: (order) => `coalesce(json_agg(${row.expr}${order}), '[]')` });
         break;
       }
     }
   }
   const exposeOrder = agg.fields.some((f) => f.kind === 'nodes');
-  const base = baseSelect(ctx, agg, alias, needed, join, { exposeOrder });
+  const base = baseSelect(ctx, agg, alias, needed, join, { exposeOrder, wholeRow });
   const resolved: JsonPair[] = pairs.map((p) => ({
     key: p.key,
     expr: typeof p.expr === 'string' ? p.expr : p.expr(base.aggOrder),

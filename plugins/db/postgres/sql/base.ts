@@ -16,6 +16,7 @@ import type { CompileContext, SqlParam } from './context.js';
 import { directionSql, orderExprSql } from './order-by.js';
 import { quoteIdent, quoteTable } from './quote.js';
 import { valueSql } from './values.js';
+import { callSql, ROW_KEY } from './function-call.js';
 
 /** How a level hangs off its parent: parent alias and (parent column, this column) pairs. */
 export interface JoinSpec {
@@ -30,6 +31,8 @@ export interface BaseOptions {
   exposeOrder: boolean;
   /** Read rows from this FROM source instead of `sel.from` (a mutation's result CTE). */
   fromSql?: string;
+  /** Also project the whole row as ROW_KEY, for computed fields called with it. */
+  wholeRow?: boolean;
 }
 
 export interface BaseSelect {
@@ -75,6 +78,8 @@ export function baseSelect(
 
   const list: string[] = [];
   for (const c of needed) list.push(alias + '.' + quoteIdent(c));
+  // A CTE's row is an anonymous record, which a function taking the table's row type refuses.
+  if (options.wholeRow) list.push(`${options.fromSql === undefined ? alias : `${alias}::${quoteTable(sel.from)}`} AS ${ROW_KEY}`);
   const inner: string[] = [];
   const outer: string[] = [];
   sorts.forEach((s, i) => {
@@ -93,7 +98,7 @@ export function baseSelect(
   if (list.length === 0) list.push('1');
   let sql = 'SELECT ';
   if (sel.distinctOn.length > 0) sql += `DISTINCT ON (${sel.distinctOn.map((c) => alias + '.' + quoteIdent(c)).join(', ')}) `;
-  sql += list.join(', ') + ' FROM ' + (options.fromSql ?? quoteTable(sel.from)) + ' AS ' + alias;
+  sql += list.join(', ') + ' FROM ' + fromItem(ctx, sel, join, options) + ' AS ' + alias;
   if (where !== 'true') sql += ' WHERE ' + where;
   if (sortHere) sql += ' ORDER BY ' + inner.join(', ');
   if (limit !== null) sql += ' LIMIT ' + limit;
@@ -102,6 +107,13 @@ export function baseSelect(
     from: `(${sql}) AS ${alias}`,
     aggOrder: options.exposeOrder && outer.length > 0 ? ' ORDER BY ' + outer.join(', ') : '',
   };
+}
+
+/** The rows' source: the table, a function call (a table computed field's takes the parent's row), or a CTE. */
+function fromItem(ctx: CompileContext, sel: SelectFromIR, join: JoinSpec | null, options: BaseOptions): string {
+  if (options.fromSql !== undefined) return options.fromSql;
+  if (!sel.function) return quoteTable(sel.from);
+  return callSql(ctx, sel.function, join === null ? null : `${join.parent}.${ROW_KEY}`);
 }
 
 /** DISTINCT ON columns lead, in the user's direction when the user ordered by them too. */

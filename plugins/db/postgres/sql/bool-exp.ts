@@ -6,6 +6,7 @@ import { errors } from '../../../../core/errors.js';
 import type { CompileContext } from './context.js';
 import { quoteIdent, quoteTable, sqlType } from './quote.js';
 import { valueSql } from './values.js';
+import { callSql } from './function-call.js';
 
 /** Which table a bare column means: `cur` is the table being filtered, `root` where the filter began. */
 export interface Scope {
@@ -26,9 +27,11 @@ const BINARY_OPS: Partial<Record<ComparisonOp, string>> = {
 // Operators whose right-hand side is an array whatever the value's own type.
 const ARRAY_RHS = new Set<ComparisonOp>(['_in', '_nin', '_has_keys_any', '_has_keys_all']);
 
-export function scalarSql(e: ScalarExprIR, table: string): string {
+/** `table` is the alias of the row's table, whose whole-row value computed fields are called with. */
+export function scalarSql(ctx: CompileContext, e: ScalarExprIR, table: string): string {
   if (e.kind === 'column') return table + '.' + quoteIdent(e.name);
-  return `(${scalarSql(e.expr, table)})::${sqlType(e.toType)}`;
+  if (e.kind === 'computed') return callSql(ctx, e.call, table);
+  return `(${scalarSql(ctx, e.expr, table)})::${sqlType(e.toType)}`;
 }
 
 /** `lhs <op> value`, with `lhs` already SQL. */
@@ -104,12 +107,12 @@ export function boolExpSql(ctx: CompileContext, e: BoolExpIR, scope: Scope): str
     case 'not':
       return `NOT (${boolExpSql(ctx, e.item, scope)})`;
     case 'compare':
-      return comparisonSql(ctx, scalarSql(e.lhs, scope.cur), e.op, e.rhs);
+      return comparisonSql(ctx, scalarSql(ctx, e.lhs, scope.cur), e.op, e.rhs);
     case 'compareColumn': {
       const sqlOp = BINARY_OPS[e.op];
       if (sqlOp === undefined) throw errors.unexpected(`unsupported column comparison operator ${e.op}`);
       const rhs = (e.rhs.root ? scope.root : scope.cur) + '.' + quoteIdent(e.rhs.column);
-      return `(${scalarSql(e.lhs, scope.cur)} ${sqlOp} ${rhs})`;
+      return `(${scalarSql(ctx, e.lhs, scope.cur)} ${sqlOp} ${rhs})`;
     }
     case 'relationship':
       return subFilter(ctx, e.target, (a) =>

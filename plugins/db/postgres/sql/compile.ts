@@ -11,11 +11,16 @@ import { statementName } from './statement-name.js';
 
 export function compileRootField(ir: RootFieldIR, options: CompileOptions): CompiledStatement {
   const ctx = new CompileContext(options);
-  const level =
-    ir.kind === 'aggregate' ? aggregateLevel(ctx, ir.aggregate, null) : selectLevel(ctx, ir.select, null, ir.single ? 'single' : 'list');
-  let text = `SELECT (${level.expr})::text AS "root" FROM ${level.from}`;
+  let text = rootFieldSql(ctx, ir);
   // $1 (the session) is always sent; a parameter the text never mentions has no type the
   // server could infer. The planner folds `x OR true` away, so this costs nothing per row.
   if (!ctx.usesSession) text += ' WHERE ($1::text IS NULL OR true)';
   return { text, params: ctx.params, name: statementName(text) };
+}
+
+/** The statement's text in `ctx` (also used inside a mutation program, for VOLATILE functions). */
+export function rootFieldSql(ctx: CompileContext, ir: RootFieldIR): string {
+  const level =
+    ir.kind === 'aggregate' ? aggregateLevel(ctx, ir.aggregate, null) : selectLevel(ctx, ir.select, null, ir.single ? 'single' : 'list');
+  return `SELECT (${level.expr})::text AS "root" FROM ${level.from}`;
 }

@@ -1,8 +1,9 @@
 /**
- * The selection of one row: columns, `__typename` and relationships. Each relationship is a
- * `LEFT JOIN LATERAL` sub-select correlated on the parent's base row; every such lateral yields
- * exactly one row (an aggregate, or at most one related row), so the parent's row count and any
- * aggregate over it are unchanged.
+ * The selection of one row: columns, `__typename`, relationships and computed fields. Each
+ * relationship (and table computed field) is a `LEFT JOIN LATERAL` sub-select correlated on the
+ * parent's base row; every such lateral yields exactly one row (an aggregate, or at most one
+ * related row), so the parent's row count and any aggregate over it are unchanged. Computed
+ * fields call their function with the base row's whole-row column.
  */
 import type { FieldIR } from '../../../../core/graphql/ir.js';
 import { aggregateLevel } from './aggregate.js';
@@ -12,12 +13,15 @@ import { type JsonPair, rowJson, textLiteral } from './json-object.js';
 import { quoteIdent } from './quote.js';
 import { type LevelSql, selectLevel } from './select.js';
 import { isBigNumberType } from './types.js';
+import { callSql, ROW_KEY } from './function-call.js';
 
 export interface RowParts {
   /** FROM items to append after the level's base: relationship laterals, then the row lateral. */
   laterals: string;
   /** The row's JSON value. */
   expr: string;
+  /** Whether the base select must project the whole row (ROW_KEY) for computed fields. */
+  wholeRow: boolean;
 }
 
 /** A column as it goes into JSON: big numbers as text when the server stringifies them. */
@@ -28,6 +32,7 @@ export function columnValueSql(ctx: CompileContext, table: string, name: string,
 
 export function fieldsRow(ctx: CompileContext, fields: FieldIR[], table: string, needed: Set<string>): RowParts {
   let laterals = '';
+  let wholeRow = false;
   const pairs: JsonPair[] = [];
   const relationship = (mapping: Array<[string, string]>, build: (join: JoinSpec) => LevelSql): string => {
     for (const [parentColumn] of mapping) needed.add(parentColumn);
@@ -54,8 +59,18 @@ export function fieldsRow(ctx: CompileContext, fields: FieldIR[], table: string,
       case 'arrayAggregate':
         pairs.push({ key: f.alias, expr: relationship(f.mapping, (j) => aggregateLevel(ctx, f.aggregate, j)) });
         break;
+      case 'computedScalar': {
+        wholeRow = true;
+        const call = callSql(ctx, f.call, `${table}.${ROW_KEY}`);
+        pairs.push({ key: f.alias, expr: ctx.options.stringifyNumericTypes && isBigNumberType(f.type) ? `(${call})::text` : call });
+        break;
+      }
+      case 'computedTable':
+        wholeRow = true;
+        pairs.push({ key: f.alias, expr: relationship([], (j) => selectLevel(ctx, f.select, j, 'list')) });
+        break;
     }
   }
   const row = rowJson(ctx, pairs);
-  return { laterals: laterals + row.lateral, expr: row.expr };
+  return { laterals: laterals + row.lateral, expr: row.expr, wholeRow };
 }

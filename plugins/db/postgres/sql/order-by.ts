@@ -9,6 +9,7 @@ import { errors } from '../../../../core/errors.js';
 import { andSql, boolExpSql, joinSql } from './bool-exp.js';
 import type { CompileContext } from './context.js';
 import { quoteIdent, quoteTable } from './quote.js';
+import { callSql } from './function-call.js';
 
 export function directionSql(o: Pick<OrderByIR, 'direction' | 'nulls'>): string {
   return (o.direction === 'desc' ? ' DESC' : ' ASC') + (o.nulls === 'first' ? ' NULLS FIRST' : ' NULLS LAST');
@@ -19,6 +20,8 @@ export function orderExprSql(ctx: CompileContext, e: OrderExprIR, table: string)
   switch (e.kind) {
     case 'column':
       return table + '.' + quoteIdent(e.name);
+    case 'computed':
+      return callSql(ctx, e.call, table);
     case 'objectRelationship': {
       const a = ctx.alias();
       const inner = orderExprSql(ctx, e.expr, a);

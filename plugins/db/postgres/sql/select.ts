@@ -24,7 +24,12 @@ export function selectLevel(ctx: CompileContext, sel: SelectIR, join: JoinSpec |
   const alias = ctx.alias();
   const needed = new Set<string>();
   const row = fieldsRow(ctx, sel.fields, alias, needed);
-  const options = { singleRow: shape === 'object', exposeOrder: shape !== 'object', ...(fromSql !== undefined ? { fromSql } : {}) };
+  const options = {
+    singleRow: shape === 'object',
+    exposeOrder: shape !== 'object',
+    wholeRow: row.wholeRow,
+    ...(fromSql !== undefined ? { fromSql } : {}),
+  };
   const base = baseSelect(ctx, sel, alias, needed, join, options);
   const from = base.from + row.laterals;
   switch (shape) {

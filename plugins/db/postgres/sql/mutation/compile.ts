@@ -16,6 +16,7 @@ import type { CompileOptions, TableRef } from '../../../../../core/graphql/ir.js
 import type { InsertIR, MutationIR, MutationReturnIR, UpdateIR } from '../../../../../core/graphql/ir-mutation.js';
 import { qualifiedTableName } from '../../../../../core/metadata/types.js';
 import { quoteTable } from '../quote.js';
+import { rootFieldSql } from '../compile.js';
 import { emptyOutputJson, outputSql, readsRelationships } from './output.js';
 import { PgCompiledMutation, type PgInsertNode, type PgInsertRow, type PgProgram, type PgWrite } from './program.js';
 import { ProgramBuilder, type StatementContext } from './statement.js';
@@ -39,6 +40,12 @@ function compileProgram(b: ProgramBuilder, ir: MutationIR): PgProgram {
       return { kind: 'many', items: ir.updates.map((u) => updateProgram(b, u, ir.returning, ir.errorPath)) };
     case 'delete':
       return writeProgram(b, ir.delete.table, ir.returning, ir.errorPath, (ctx) => deleteDml(ctx, ir.delete));
+    case 'function': {
+      // The read compiler's statement, run in the mutation's transaction like the writes.
+      const ctx = b.context();
+      const text = rootFieldSql(ctx, { kind: 'select', source: ir.source, select: ir.select, single: ir.single });
+      return { kind: 'read', statement: b.finish(ctx, text), path: ir.errorPath };
+    }
   }
 }
 

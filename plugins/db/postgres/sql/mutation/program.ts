@@ -40,6 +40,8 @@ export type PgWrite = { kind: 'statement'; statement: PgStatement; path: string 
 export type PgProgram =
   /** Nothing to run (no rows to insert, nothing to update): the answer is known. */
   | { kind: 'constant'; json: string }
+  /** One statement answers, whatever it does (a VOLATILE function's select): `[output]`. */
+  | { kind: 'read'; statement: PgStatement; path: string }
   /** One statement writes and answers: `[output, check]`. */
   | { kind: 'direct'; statement: PgStatement; path: string }
   /**

@@ -66,6 +66,10 @@ export class ProgramRun {
     switch (p.kind) {
       case 'constant':
         return p.json;
+      case 'read': {
+        const [out] = await this.exec(p.statement, p.path);
+        return out ?? 'null';
+      }
       case 'direct': {
         const [out, check] = await this.exec(p.statement, p.path);
         ProgramRun.checked(check, p.path);

@@ -1,0 +1,35 @@
+/**
+ * Computed fields → IR. Selected, a scalar one is its function called with the row (and the
+ * field's own `args`); one returning rows is a select over its function's rows, with the target
+ * table's permission applied and the usual `where`, `order_by`, `limit`, `offset`, `distinct_on`.
+ * In `where` and `order_by` only scalar ones without client arguments appear (the reference's
+ * rule), so their call is fixed per field.
+ */
+import type { FieldIR, FunctionCallIR } from '../ir.js';
+import type { PlanContext } from '../schema-draft.js';
+import { ARGS_FIELD, buildCall } from './function.js';
+import type { Input } from './input.js';
+import { argumentsOf, type CollectedField } from './selection.js';
+// A cycle with ./select.js (which plans computed fields among a row's fields): only called, never run at load.
+import { buildSelect } from './select.js';
+import type { ComputedFieldView, TableView } from './view.js';
+
+function callOf(cfv: ComputedFieldView, input: Input | undefined, ctx: PlanContext, path: string): FunctionCallIR {
+  const cf = cfv.cf;
+  return buildCall(cf.function, cf.args, cfv.args, input, cf.argsTypeName, ctx, path);
+}
+
+/** The call of a computed field taking no client arguments (for `where` and `order_by`). */
+export function implicitCall(cfv: ComputedFieldView, ctx: PlanContext, path: string): FunctionCallIR {
+  return callOf(cfv, undefined, ctx, path);
+}
+
+export function computedFieldIR(view: TableView, cfv: ComputedFieldView, f: CollectedField, ctx: PlanContext, path: string): FieldIR {
+  const input = argumentsOf(f).get(ARGS_FIELD);
+  const call = callOf(cfv, input, ctx, `${path}.args.${ARGS_FIELD}`);
+  if (cfv.target) {
+    return { kind: 'computedTable', alias: f.key, select: { ...buildSelect(cfv.target, f, ctx, path), function: call } };
+  }
+  const returns = cfv.cf.returns;
+  return { kind: 'computedScalar', alias: f.key, call, type: returns.kind === 'scalar' ? returns.type : view.ref.name };
+}
