@@ -64,7 +64,7 @@ export function baseSelect(
     sel.where === null ? 'true' : boolExpSql(ctx, sel.where, { cur: alias, root: alias }),
   ]);
   const limit = options.singleRow ? '1' : limitSql(ctx, sel.limit, sel.permissionLimit);
-  const offset = options.singleRow || sel.offset === null ? null : valueSql(ctx, { ...sel.offset, check: 'offset' });
+  const offset = options.singleRow || sel.offset === null ? null : pagingSql(ctx, { ...sel.offset, check: 'offset' });
   const paged = limit !== null || offset !== null || sel.distinctOn.length > 0;
   // Built only when used: a key sub-select may hold placeholders, and an unreferenced
   // placeholder has no type the server could infer.
@@ -146,8 +146,20 @@ function limitSql(ctx: CompileContext, limit: TypedValueIR | null, cap: number |
   let p: SqlParam = { ...limit, check: 'limit' };
   if (cap !== null && p.value.kind === 'const' && typeof p.value.value === 'number') {
     p = { ...p, value: { kind: 'const', value: Math.min(p.value.value, cap) } };
-    return valueSql(ctx, p);
   }
-  const v = valueSql(ctx, p);
-  return cap === null ? v : `LEAST(${v}, ${cap})`;
+  const v = pagingSql(ctx, p);
+  return cap === null || p.value.kind === 'const' ? v : `LEAST(${v}, ${cap})`;
+}
+
+/**
+ * A limit or offset. A constant from the query text is written as an integer literal, checked to
+ * be a non-negative safe integer first, so nothing but digits reaches the SQL: with a parameter
+ * there, PostgreSQL keeps re-planning the prepared statement (a generic plan can't see the row
+ * count), which doubled its CPU per request on the nested benchmark query. Variables stay
+ * parameters, so one statement still serves every value.
+ */
+function pagingSql(ctx: CompileContext, p: SqlParam): string {
+  const v = p.value;
+  if (v.kind === 'const' && typeof v.value === 'number' && Number.isSafeInteger(v.value) && v.value >= 0) return String(v.value);
+  return valueSql(ctx, p);
 }

@@ -50,10 +50,18 @@ describe('postgres sql compiler: bindValues', () => {
     expect(err(1, 'x').message).to.equal('expecting Integer value for "offset"');
   });
 
-  it('folds a constant limit with the permission limit', () => {
+  it('folds a constant limit with the permission limit into an integer literal', () => {
     const st = compileRootField(listField(select('t', [field('id', 'int4')], { limit: constant(50, 'int4'), permissionLimit: 20 })), { stringifyNumericTypes: false });
-    expect(st.params.map((x) => (x.value.kind === 'const' ? x.value.value : null))).to.deep.equal([20]);
-    expect(st.text).to.match(/LIMIT \$2::int4/);
+    expect(st.params).to.deep.equal([]);
+    expect(st.text).to.match(/LIMIT 20\b/);
+  });
+
+  it('keeps a non-integer constant limit a checked parameter, and a variable limit a parameter capped by the role', () => {
+    const odd = compileRootField(listField(select('t', [field('id', 'int4')], { limit: constant(2.5, 'int4') })), { stringifyNumericTypes: false });
+    expect(odd.text).to.match(/LIMIT \$2::int4/);
+    const variable = { value: { kind: 'variable' as const, name: 'n', path: [] }, dbType: 'int4' };
+    const capped = compileRootField(listField(select('t', [field('id', 'int4')], { limit: variable, permissionLimit: 20 })), { stringifyNumericTypes: false });
+    expect(capped.text).to.match(/LIMIT LEAST\(\$2::int4, 20\)/);
   });
 
   it('names statements by their text', () => {
