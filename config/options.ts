@@ -309,7 +309,7 @@ export const SERVER_OPTIONS = [
   },
   {
     key: 'inferFunctionPermissions', flag: 'infer-function-permissions', env: 'SVC_GRAPHQL_INFER_FUNCTION_PERMISSIONS',
-    type: BOOL, default: true, scope: 'serve', inEffect: false, note: NOT_BUILT('function permissions'),
+    type: BOOL, default: true, scope: 'serve', inEffect: true,
     description:
       'infer permissions of stable/immutable functions from select permissions on their table; when false a function needs an explicit permission',
   },

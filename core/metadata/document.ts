@@ -47,7 +47,20 @@ function normaliseSource(s: Record<string, unknown>): SourceMetadata {
     if (typeof entry['table'] === 'string') entry['table'] = { schema: 'public', name: entry['table'] };
     return entry;
   });
-  return { ...s, kind: (s["kind"] as string | undefined) ?? "postgres", tables } as unknown as SourceMetadata;
+  const functions = Array.isArray(s['functions']) ? { functions: (s['functions'] as unknown[]).map(normaliseFunction) } : {};
+  return { ...s, kind: (s["kind"] as string | undefined) ?? "postgres", tables, ...functions } as unknown as SourceMetadata;
+}
+
+/** `"f"`, `{schema, name}` (version 1) or `{function: "f" | {schema?, name}, ...}` → `{function: {schema, name}, ...}`. */
+function normaliseFunction(f: unknown): unknown {
+  const qualified = (v: unknown): unknown => {
+    if (typeof v === 'string') return { schema: 'public', name: v };
+    if (isObject(v) && typeof v['name'] === 'string') return { schema: (v['schema'] as string | undefined) ?? 'public', name: v['name'] };
+    return v;
+  };
+  if (!isObject(f)) return typeof f === 'string' ? { function: qualified(f) } : f;
+  if (!('function' in f)) return typeof f['name'] === 'string' ? { function: qualified(f) } : f;
+  return { ...f, function: qualified(f['function']) };
 }
 
 function upgradeLegacy(raw: Record<string, unknown>, path: string, defaultSource: () => SourceMetadata | null): MetadataDocument {

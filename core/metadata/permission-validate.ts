@@ -106,6 +106,16 @@ function checkComputedFields(table: ResolvedTable, names: string[] | undefined, 
     const kind = fieldKind(table, name);
     if (!kind) fail('not-exists', `computed field "${name}" does not exist`, `${path}[${i}]`);
     if (kind !== 'computed field') fail('unexpected-payload', `expecting a computed field; but, "${name}" is a ${kind}`, `${path}[${i}]`);
+    const returns = table.computedFields?.get(name)?.returns;
+    if (returns?.kind === 'table') {
+      const [schema, ...rest] = returns.table.split('.');
+      const target = qualifiedTableName({ schema: schema!, name: rest.join('.') });
+      fail(
+        'not-supported',
+        `select permissions on computed field "${name}" are auto-derived from the permissions on its returning table "${target}" and cannot be specified manually`,
+        `${path}[${i}]`,
+      );
+    }
   });
 }
 

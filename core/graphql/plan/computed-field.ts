@@ -12,7 +12,8 @@ import type { Input } from './input.js';
 import { argumentsOf, type CollectedField } from './selection.js';
 // A cycle with ./select.js (which plans computed fields among a row's fields): only called, never run at load.
 import { buildSelect } from './select.js';
-import type { ComputedFieldView, TableView } from './view.js';
+import type { ComputedFieldView } from './view.js';
+import { EngineError } from '../../errors.js';
 
 function callOf(cfv: ComputedFieldView, input: Input | undefined, ctx: PlanContext, path: string): FunctionCallIR {
   const cf = cfv.cf;
@@ -24,12 +25,11 @@ export function implicitCall(cfv: ComputedFieldView, ctx: PlanContext, path: str
   return callOf(cfv, undefined, ctx, path);
 }
 
-export function computedFieldIR(view: TableView, cfv: ComputedFieldView, f: CollectedField, ctx: PlanContext, path: string): FieldIR {
+export function computedFieldIR(cfv: ComputedFieldView, f: CollectedField, ctx: PlanContext, path: string): FieldIR {
   const input = argumentsOf(f).get(ARGS_FIELD);
   const call = callOf(cfv, input, ctx, `${path}.args.${ARGS_FIELD}`);
-  if (cfv.target) {
-    return { kind: 'computedTable', alias: f.key, select: { ...buildSelect(cfv.target, f, ctx, path), function: call } };
-  }
   const returns = cfv.cf.returns;
-  return { kind: 'computedScalar', alias: f.key, call, type: returns.kind === 'scalar' ? returns.type : view.ref.name };
+  if (returns.kind === 'scalar') return { kind: 'computedScalar', alias: f.key, call, type: returns.type };
+  if (!cfv.target) throw new EngineError('unexpected', `computed field "${cfv.field}" has no visible table`, { path });
+  return { kind: 'computedTable', alias: f.key, select: { ...buildSelect(cfv.target, f, ctx, path), function: call } };
 }

@@ -12,6 +12,10 @@
  *   buildWhere(view, input, ctx, path): BoolExpIR       a `<t>_bool_exp` value
  *   buildPermissionFilter(table, filterJson, tables): BoolExpIR   a permission filter from metadata
  *   buildOrderBy / buildSelectArgs / buildFields / buildSelect / buildAggregateSelect
+ *   planFunctionSelect / planFunctionAggregate / planFunctionMutation, functionPlanner(fv, kind)
+ *                                                      tracked functions (./function.ts)
+ *   buildCall(fn, args, argViews, input, argsType, ctx, path): FunctionCallIR
+ *                                                      an `args` object → call arguments
  *
  * Contract with the executor (plan caching per schema version, role, query text, operation):
  *   - A variable at a scalar leaf (comparison value, `limit`, `offset`, pk argument) becomes
@@ -37,4 +41,5 @@ export { buildOrderBy } from './order-by.js';
 export { buildSelectArgs, buildFields, buildSelect, buildAggregateSelect } from './select.js';
 export { collectFields, type CollectedField } from './selection.js';
 export { astInput, jsonInput, type Input } from './input.js';
-export type { TableView, ColumnView, RelationshipView, TableAccess } from './view.js';
+export { planFunctionSelect, planFunctionAggregate, planFunctionMutation, functionPlanner, buildCall } from './function.js';
+export type { TableView, ColumnView, RelationshipView, TableAccess, ComputedFieldView, FunctionView, FunctionArgView } from './view.js';

@@ -107,7 +107,7 @@ export function buildFields(view: TableView, set: SelectionSetNode, ctx: PlanCon
       return { kind: 'arrayAggregate', alias: f.key, mapping: agg.rel.mapping, aggregate: buildAggregateSelect(agg.target, f, ctx, at) };
     }
     const computed = view.computedFieldsByField.get(f.name);
-    if (computed) return computedFieldIR(view, computed, f, ctx, at);
+    if (computed) return computedFieldIR(computed, f, ctx, at);
     throw notFound(f.name, view.names.object, at);
   });
 }

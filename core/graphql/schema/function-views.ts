@@ -5,11 +5,12 @@
  *   - a tracked function is visible to a role that may select from its table and holds an
  *     explicit function permission, or, with `--infer-function-permissions`, to every such role
  *     when it is not VOLATILE (the spec: volatile functions are then exposed to no role).
- * A function or computed field with an argument whose type has no GraphQL name is left out.
+ * A function or computed field with an argument whose name or type is no GraphQL name is left out.
  */
 import type { ResolvedFunction, ResolvedFunctionArg, ResolvedSource, ResolvedTable } from '../../schema-cache/model.js';
 import { ADMIN_ROLE } from '../../auth/session.js';
 import { scalarInfo } from '../scalars.js';
+import { isGraphQLName } from '../../schema-cache/resolve/graphql-name.js';
 import type { ComputedFieldView, FunctionArgView, FunctionView, TableView } from '../plan/view.js';
 
 /** The client-supplied arguments as views; null when one cannot be typed in GraphQL. */
@@ -18,7 +19,7 @@ export function argViews(args: readonly ResolvedFunctionArg[]): FunctionArgView[
   for (const arg of args) {
     if (arg.role !== 'input') continue;
     const info = scalarInfo(arg.type, arg.typeKind ? { typeKind: arg.typeKind } : {});
-    if (!info.name) return null;
+    if (!info.name || !isGraphQLName(arg.field)) return null;
     const builtIn = arg.typeSchema === undefined || arg.typeSchema === 'pg_catalog';
     out.push({ arg, dbType: builtIn ? arg.type : `${arg.typeSchema}.${arg.type}`, info, graphqlType: info.name });
   }

@@ -8,7 +8,7 @@
  */
 import type { CatalogFunction } from '../../db/catalog.js';
 import { tableKey } from '../../db/catalog.js';
-import type { ComputedFieldMetadata, InconsistentObject, QualifiedFunction, SourceCustomization } from '../../metadata/types.js';
+import type { ComputedFieldMetadata, InconsistentObject, QualifiedFunction, QualifiedTable, SourceCustomization } from '../../metadata/types.js';
 import { qualifiedTableName } from '../../metadata/types.js';
 import { toQualifiedTable } from '../../metadata/args.js';
 import type { ResolvedComputedField, ResolvedFunctionArg, ResolvedTable } from '../model.js';
@@ -17,13 +17,13 @@ import { isGraphQLName } from './graphql-name.js';
 import { inTableContext, quote, quoteTable, REASON_PREFIX, ResolveError } from './inconsistency.js';
 import { tableTypeName, type NamingConvention } from './naming.js';
 
-export const computedFieldObjectName = (source: string, t: ResolvedTable, name: string): string =>
-  `computed_field ${name} in table ${qualifiedTableName(t.table)} in source ${source}`;
+export const computedFieldObjectName = (source: string, table: QualifiedTable, name: string): string =>
+  `computed_field ${name} in table ${qualifiedTableName(table)} in source ${source}`;
 
 function inconsistency(source: string, t: ResolvedTable, cf: ComputedFieldMetadata, message: string): InconsistentObject {
   return {
     type: 'computed_field',
-    name: computedFieldObjectName(source, t, cf.name),
+    name: computedFieldObjectName(source, t.table, cf.name),
     definition: {
       source,
       table: { schema: t.table.schema, name: t.table.name },

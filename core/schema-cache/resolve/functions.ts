@@ -6,12 +6,13 @@
  */
 import type { CatalogFunction } from '../../db/catalog.js';
 import { tableKey } from '../../db/catalog.js';
-import type { FunctionMetadata, InconsistentObject, QualifiedFunction, SourceCustomization } from '../../metadata/types.js';
+import type { FunctionConfiguration, FunctionMetadata, InconsistentObject, QualifiedFunction, SourceCustomization } from '../../metadata/types.js';
 import { qualifiedTableName } from '../../metadata/types.js';
 import type { ResolvedFunction, ResolvedTable } from '../model.js';
 import { functionArgs, quotedFunction, reasonMessage, singleFunction } from './function-common.js';
 import { isGraphQLName } from './graphql-name.js';
 import { quote, REASON_PREFIX, ResolveError } from './inconsistency.js';
+import { notGraphQLName } from './table.js';
 import { customRootFieldName, tableTypeName, toCamelCase, withAffixes, type NamingConvention } from './naming.js';
 
 export const functionObjectName = (source: string, fn: QualifiedFunction): string =>
@@ -26,10 +27,9 @@ export function functionInconsistency(source: string, fn: QualifiedFunction, mes
   };
 }
 
-/** The name generated names start from: `custom_name`, else the function's (schema-prefixed outside `public`). */
-export function functionGivenName(meta: FunctionMetadata): string {
-  const fn = meta.function;
-  return meta.configuration?.custom_name || (fn.schema === 'public' ? fn.name : `${fn.schema}_${fn.name}`);
+/** The function's own name as GraphQL names start from it (schema-prefixed outside `public`). */
+export function functionGivenName(fn: QualifiedFunction): string {
+  return fn.schema === 'public' ? fn.name : `${fn.schema}_${fn.name}`;
 }
 
 interface Env {
@@ -79,7 +79,7 @@ function resolveFunction(env: Env, meta: FunctionMetadata): ResolvedFunction {
   const catalog = singleFunction(env.functions.get(tableKey(fn)), fn);
   const config = meta.configuration ?? {};
   const reasons: string[] = [];
-  const given = functionGivenName(meta);
+  const given = functionGivenName(fn);
   if (!isGraphQLName(given)) reasons.push('function name is not a legal GraphQL identifier');
   if (catalog.hasVariadic) reasons.push('function with "VARIADIC" parameters are not supported');
   const composite = catalog.returnTypeKind ? catalog.returnTypeKind === 'composite' : catalog.returnsTable !== null;
@@ -111,6 +111,12 @@ function resolveFunction(env: Env, meta: FunctionMetadata): ResolvedFunction {
     throw new ResolveError(`the function ${quotedFunction(fn)} cannot be tracked ${reasonMessage(reasons)}`, 'not-supported');
   }
 
+  const rootFields = rootFieldNamesOf(env, given, config);
+  const argsTypeName = tableTypeName(`${config.custom_name ?? given}_args`, env.customization, env.naming);
+  // Names from replaced metadata were never parsed: one that is not a GraphQL name must not reach the schema.
+  for (const n of [rootFields.function, rootFields.function_aggregate, argsTypeName]) {
+    if (!isGraphQLName(n)) throw new ResolveError(notGraphQLName(n, n), 'validation-failed');
+  }
   return {
     source: env.source,
     function: fn,
@@ -122,22 +128,31 @@ function resolveFunction(env: Env, meta: FunctionMetadata): ResolvedFunction {
     returnTable: tableKey(catalog.returnsTable!),
     returnsSet: catalog.returnsSet,
     args,
-    rootFields: rootFieldNamesOf(env, given, config.custom_root_fields),
-    argsTypeName: tableTypeName(`${given}_args`, env.customization, env.naming),
-    graphqlName: given,
+    rootFields,
+    argsTypeName,
+    graphqlName: config.custom_name ?? given,
     description: meta.comment ?? catalog.description ?? null,
     permissions: new Set((meta.permissions ?? []).map((p) => p.role)),
   };
 }
 
-function rootFieldNamesOf(env: Env, given: string, custom: { function?: string; function_aggregate?: string } | undefined): ResolvedFunction['rootFields'] {
+/**
+ * A custom root field name wins, then `custom_name` (verbatim), then the function's name in the
+ * naming convention; the source's root-field prefix/suffix applies to all.
+ */
+function rootFieldNamesOf(env: Env, given: string, config: FunctionConfiguration): ResolvedFunction['rootFields'] {
   const prefix = env.customization.root_fields?.prefix;
   const suffix = env.customization.root_fields?.suffix;
-  const name = (customName: unknown, generated: string): string => {
-    const base = customRootFieldName(customName) ?? (env.naming === 'graphql-default' ? toCamelCase(generated) : generated);
+  const custom = config.custom_name;
+  const name = (customName: unknown, fromCustom: string | undefined, generated: string): string => {
+    const base = customRootFieldName(customName) ?? fromCustom ?? (env.naming === 'graphql-default' ? toCamelCase(generated) : generated);
     return withAffixes(base, prefix, suffix, env.naming);
   };
-  return { function: name(custom?.function, given), function_aggregate: name(custom?.function_aggregate, `${given}_aggregate`) };
+  const roots = config.custom_root_fields;
+  return {
+    function: name(roots?.function, custom, given),
+    function_aggregate: name(roots?.function_aggregate, custom === undefined ? undefined : `${custom}_aggregate`, `${given}_aggregate`),
+  };
 }
 
 /** Root fields the source's tables generate, by root type, with their owner for messages. */

@@ -84,6 +84,8 @@ const legacySetCustomFields: TableHandler = (op, ctx) => {
 /** Legacy `/v1/query` operations, which act on the `default` source unless told otherwise. */
 export const legacy: Record<string, TableHandler> = {
   track_table: legacyTrack,
+  // The reference's older name for track_table, with the same args.
+  add_existing_table_or_view: legacyTrack,
   untrack_table: prefixed.untrack_table(LEGACY_PREFIX),
   set_table_custom_fields: legacySetCustomFields,
   set_table_customization: prefixed.set_table_customization(LEGACY_PREFIX),

@@ -1,0 +1,117 @@
+/**
+ * Computed-field operations: `pg_add_computed_field` and `pg_drop_computed_field` on
+ * `/v1/metadata`, `add_computed_field` and `drop_computed_field` on the legacy `/v1/query`.
+ * Adding stores the field and rebuilds: the resolver's checks (the function, its table and
+ * session arguments, name clashes) fail the operation with `invalid-configuration` and the
+ * inconsistent object, as the reference's `buildSchemaCacheFor` does. Dropping refuses while
+ * permissions list the field, unless `cascade`. Taps `onMetadataOperation` only; safe to disable.
+ */
+import { definePlugin } from '../../../core/plugin.js';
+import { EngineError } from '../../../core/errors.js';
+import {
+  ARGS_PATH,
+  argsObject,
+  catalogIfAvailable,
+  expectObject,
+  LEGACY_PREFIX,
+  optionalBoolean,
+  optionalString,
+  parseFailed,
+  parseTableName,
+  requireKey,
+  requireSourceOfKind,
+  requireString,
+  requireTable,
+  requireTrackedTable,
+  sourceNameArg,
+  type ArgsObject,
+} from '../../../core/metadata/args.js';
+import { assertConsistent } from '../../../core/metadata/consistency.js';
+import type { MetadataEndpoint, OperationContext, OperationResult } from '../../../core/metadata/operation.js';
+import { SUCCESS } from '../../../core/metadata/operation.js';
+import { computedFieldDependents, dropDependencyError, removeSchemaDependents } from '../../../core/metadata/schema-dependents.js';
+import { fieldKind } from '../../../core/metadata/permission-operators.js';
+import type { ComputedFieldMetadata, TableMetadata } from '../../../core/metadata/types.js';
+import { computedFieldObjectName } from '../../../core/schema-cache/resolve/index.js';
+
+const PLUGIN_ID = 'metadata/computed-fields';
+
+/** The kinds whose computed fields this engine serves (`wh_` ones take another definition). */
+const PREFIXES = ['pg'] as const;
+
+function target(ctx: OperationContext, args: ArgsObject, prefix: string): { sourceName: string; meta: TableMetadata } {
+  const table = requireTable(args, 'table', ARGS_PATH);
+  const source = requireSourceOfKind(ctx.draft, sourceNameArg(args, ARGS_PATH), ctx.dbKind(prefix), ARGS_PATH);
+  return { sourceName: source.name, meta: requireTrackedTable(source, table, `${ARGS_PATH}.table`) };
+}
+
+/** `{function (R), table_argument?, session_argument?}`, stored with the function as `{schema, name}`. */
+function parseDefinition(value: unknown): ComputedFieldMetadata['definition'] {
+  const path = `${ARGS_PATH}.definition`;
+  const obj = expectObject(value, path);
+  const fn = parseTableName(requireKey(obj, 'function', path), `${path}.function`);
+  const out: ComputedFieldMetadata['definition'] = { function: { schema: fn.schema, name: fn.name } };
+  const tableArgument = optionalString(obj, 'table_argument', path);
+  const sessionArgument = optionalString(obj, 'session_argument', path);
+  if (tableArgument !== undefined) out.table_argument = tableArgument;
+  if (sessionArgument !== undefined) out.session_argument = sessionArgument;
+  return out;
+}
+
+async function addComputedField(ctx: OperationContext, args: ArgsObject, prefix: string): Promise<OperationResult> {
+  requireTable(args, 'table', ARGS_PATH);
+  const name = requireString(args, 'name', ARGS_PATH);
+  if (name === '') throw parseFailed('empty string not allowed', `${ARGS_PATH}.name`);
+  const definition = parseDefinition(requireKey(args, 'definition', ARGS_PATH));
+  const comment = optionalString(args, 'comment', ARGS_PATH);
+  const { sourceName, meta } = target(ctx, args, prefix);
+  const field: ComputedFieldMetadata = { name, definition };
+  if (comment !== undefined) field.comment = comment;
+  // The reference inserts by name: adding an existing name replaces that field.
+  const others = (meta.computed_fields ?? []).filter((c) => c.name !== name);
+  meta.computed_fields = [...others, field];
+  ctx.markChanged();
+  await assertConsistent(ctx, [computedFieldObjectName(sourceName, meta.table, name)]);
+  return SUCCESS;
+}
+
+async function dropComputedField(ctx: OperationContext, args: ArgsObject, prefix: string): Promise<OperationResult> {
+  const name = requireString(args, 'name', ARGS_PATH);
+  const cascade = optionalBoolean(args, 'cascade', ARGS_PATH, false);
+  const { sourceName, meta } = target(ctx, args, prefix);
+  const source = ctx.draft.sources.find((s) => s.name === sourceName)!;
+  if (!(meta.computed_fields ?? []).some((c) => c.name === name)) {
+    const resolved = ctx.cache.sources.get(sourceName)?.tables.get(`${meta.table.schema}.${meta.table.name}`);
+    const kind = resolved ? fieldKind(resolved, name) : undefined;
+    if (kind && kind !== 'computed field') {
+      throw new EngineError('unexpected-payload', `expecting a computed field; but, "${name}" is a ${kind}`, { path: `${ARGS_PATH}.name` });
+    }
+    throw new EngineError('not-exists', `computed field "${name}" does not exist`, { path: `${ARGS_PATH}.name` });
+  }
+  const catalog = await catalogIfAvailable(ctx, sourceName);
+  // The first dependent is the field itself; the rest are the permissions using it.
+  const dependents = computedFieldDependents(source, meta.table, name, catalog).slice(1);
+  if (dependents.length > 0 && !cascade) throw dropDependencyError(dependents, ARGS_PATH);
+  removeSchemaDependents(ctx.draft, [...dependents, { kind: 'computed_field', source: sourceName, table: meta.table, name }]);
+  ctx.markChanged();
+  return SUCCESS;
+}
+
+type Handler = (ctx: OperationContext, args: ArgsObject, prefix: string) => Promise<OperationResult>;
+
+const OPERATIONS: Record<string, Handler> = { add_computed_field: addComputedField, drop_computed_field: dropComputedField };
+
+export default definePlugin({
+  name: 'computed-fields',
+  kind: 'metadata',
+  register(_container, hooks) {
+    const tap = (type: string, endpoint: MetadataEndpoint, prefix: string, handler: Handler) =>
+      hooks.onMetadataOperation
+        .for(type)
+        .tapPromise(PLUGIN_ID, async (op, ctx) => (ctx.endpoint === endpoint ? handler(ctx, argsObject(op.args), prefix) : undefined));
+    for (const [name, handler] of Object.entries(OPERATIONS)) {
+      for (const prefix of PREFIXES) tap(`${prefix}_${name}`, 'metadata', prefix, handler);
+      tap(name, 'query', LEGACY_PREFIX, handler);
+    }
+  },
+});
