@@ -16,6 +16,14 @@ export { relationshipTarget, type RelationshipKind } from './bool-exp-walk.js';
 
 export type PermissionType = 'select' | 'insert' | 'update' | 'delete';
 
+/** Where each kind of permission lives in a table's metadata entry. */
+export const PERMISSION_LIST_KEY = {
+  select: 'select_permissions',
+  insert: 'insert_permissions',
+  update: 'update_permissions',
+  delete: 'delete_permissions',
+} as const satisfies Record<PermissionType, keyof TableMetadata>;
+
 export type DependentObject =
   | { kind: 'relationship'; source: string; table: QualifiedTable; name: string; relationshipKind: RelationshipKind }
   | { kind: 'permission'; source: string; table: QualifiedTable; role: string; permissionType: PermissionType }
@@ -41,12 +49,7 @@ export function dependencyError(dependents: readonly DependentObject[], path: st
   );
 }
 
-const PERMISSION_LISTS = {
-  select: 'select_permissions',
-  insert: 'insert_permissions',
-  update: 'update_permissions',
-  delete: 'delete_permissions',
-} as const satisfies Record<PermissionType, keyof TableMetadata>;
+const PERMISSION_LISTS = PERMISSION_LIST_KEY;
 
 export const PERMISSION_TYPES = Object.keys(PERMISSION_LISTS) as PermissionType[];
 

@@ -8,12 +8,13 @@
  * `on_type` when a literal is compared with or assigned to it (a type change breaks that),
  * `session_variable` when only session variables are, `untyped` when it is only listed.
  */
+import { PERMISSION_LIST_KEY } from './dependencies.js';
 import type { DatabaseCatalog } from '../db/catalog.js';
 import { isPlainObject, sameTable, toQualifiedTable } from './args.js';
 import { relationshipsOf, relationshipTarget } from './bool-exp-walk.js';
 import { PERMISSION_TYPES, reportDependent, type DependentObject, type PermissionType } from './dependencies.js';
 import { isSessionVariable } from './permission-values.js';
-import type { MetadataDocument, PermissionEntry, QualifiedTable, SourceMetadata, TableMetadata } from './types.js';
+import type { MetadataDocument, PermissionEntry, QualifiedTable, SourceMetadata } from './types.js';
 
 export type DependencyReason = 'untyped' | 'on_type' | 'session_variable';
 
@@ -24,12 +25,7 @@ export interface PermissionColumnDependent {
   reasons: DependencyReason[];
 }
 
-const LIST_KEY = {
-  select: 'select_permissions',
-  insert: 'insert_permissions',
-  update: 'update_permissions',
-  delete: 'delete_permissions',
-} as const satisfies Record<PermissionType, keyof TableMetadata>;
+const LIST_KEY = PERMISSION_LIST_KEY;
 
 const EXPRESSION_KEYS: Readonly<Record<PermissionType, readonly string[]>> = {
   select: ['filter'],

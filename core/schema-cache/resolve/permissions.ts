@@ -5,21 +5,17 @@
  * reported as an inconsistent object: `select_permission user in table author in source default`,
  * its reason prefixed with where it happened, as the reference engine words it.
  */
+import { PERMISSION_LIST_KEY } from '../../metadata/dependencies.js';
 import { EngineError } from '../../errors.js';
 import { PERMISSION_TYPES, type PermissionType } from '../../metadata/dependencies.js';
 import { parsePermission, type AnyPermission } from '../../metadata/permission-parse.js';
 import { PermissionValidationError, validatePermission } from '../../metadata/permission-validate.js';
-import type { InconsistentObject, PermissionEntry, QualifiedTable, TableMetadata } from '../../metadata/types.js';
+import type { InconsistentObject, PermissionEntry, QualifiedTable } from '../../metadata/types.js';
 import { qualifiedTableName } from '../../metadata/types.js';
 import type { ResolvedTable } from '../model.js';
 import { inTableContext, quote, REASON_PREFIX } from './inconsistency.js';
 
-const LIST_KEY = {
-  select: 'select_permissions',
-  insert: 'insert_permissions',
-  update: 'update_permissions',
-  delete: 'delete_permissions',
-} as const satisfies Record<PermissionType, keyof TableMetadata>;
+const LIST_KEY = PERMISSION_LIST_KEY;
 
 export const permissionObjectType = (type: PermissionType): string => `${type}_permission`;
 

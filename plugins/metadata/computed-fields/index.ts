@@ -6,14 +6,13 @@
  * inconsistent object, as the reference's `buildSchemaCacheFor` does. Dropping refuses while
  * permissions list the field, unless `cascade`. Taps `onMetadataOperation` only; safe to disable.
  */
+import { tapOperations } from '../../../core/metadata/register.js';
 import { definePlugin } from '../../../core/plugin.js';
 import { EngineError } from '../../../core/errors.js';
 import {
   ARGS_PATH,
-  argsObject,
   catalogIfAvailable,
   expectObject,
-  LEGACY_PREFIX,
   optionalBoolean,
   optionalString,
   parseFailed,
@@ -27,7 +26,7 @@ import {
   type ArgsObject,
 } from '../../../core/metadata/args.js';
 import { assertConsistent } from '../../../core/metadata/consistency.js';
-import type { MetadataEndpoint, OperationContext, OperationResult } from '../../../core/metadata/operation.js';
+import type { OperationContext, OperationResult } from '../../../core/metadata/operation.js';
 import { SUCCESS } from '../../../core/metadata/operation.js';
 import { computedFieldDependents, dropDependencyError, removeSchemaDependents } from '../../../core/metadata/schema-dependents.js';
 import { fieldKind } from '../../../core/metadata/permission-operators.js';
@@ -105,13 +104,6 @@ export default definePlugin({
   name: 'computed-fields',
   kind: 'metadata',
   register(_container, hooks) {
-    const tap = (type: string, endpoint: MetadataEndpoint, prefix: string, handler: Handler) =>
-      hooks.onMetadataOperation
-        .for(type)
-        .tapPromise(PLUGIN_ID, async (op, ctx) => (ctx.endpoint === endpoint ? handler(ctx, argsObject(op.args), prefix) : undefined));
-    for (const [name, handler] of Object.entries(OPERATIONS)) {
-      for (const prefix of PREFIXES) tap(`${prefix}_${name}`, 'metadata', prefix, handler);
-      tap(name, 'query', LEGACY_PREFIX, handler);
-    }
+    tapOperations(hooks, PLUGIN_ID, { prefixed: OPERATIONS, prefixes: PREFIXES });
   },
 });

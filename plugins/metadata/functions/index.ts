@@ -6,9 +6,10 @@
  * `drop_function_permission`) acting on the `default` source. Taps `onMetadataOperation` only.
  * Safe to disable: tracked functions keep being served, they just cannot be changed.
  */
+import { tapOperations } from '../../../core/metadata/register.js';
 import { definePlugin } from '../../../core/plugin.js';
-import { argsObject, LEGACY_PREFIX, type ArgsObject } from '../../../core/metadata/args.js';
-import type { MetadataEndpoint, MetadataOperation, OperationContext, OperationResult } from '../../../core/metadata/operation.js';
+import type { ArgsObject } from '../../../core/metadata/args.js';
+import type { MetadataOperation, OperationContext, OperationResult } from '../../../core/metadata/operation.js';
 import { trackFunction, trackFunctionV2, functionTarget, setFunctionCustomization, untrackFunction } from './track.js';
 import { createFunctionPermission, dropFunctionPermission } from './permissions.js';
 
@@ -42,13 +43,6 @@ export default definePlugin({
   name: 'functions',
   kind: 'metadata',
   register(_container, hooks) {
-    const tap = (type: string, endpoint: MetadataEndpoint, prefix: string, handler: Handler) =>
-      hooks.onMetadataOperation
-        .for(type)
-        .tapPromise(PLUGIN_ID, async (op, ctx) => (ctx.endpoint === endpoint ? handler(ctx, argsObject(op.args), prefix, op) : undefined));
-    for (const [name, handler] of Object.entries(PREFIXED)) {
-      for (const prefix of FUNCTION_PREFIXES) tap(`${prefix}_${name}`, 'metadata', prefix, handler);
-    }
-    for (const [name, handler] of Object.entries(LEGACY)) tap(name, 'query', LEGACY_PREFIX, handler);
+    tapOperations(hooks, PLUGIN_ID, { prefixed: PREFIXED, prefixes: FUNCTION_PREFIXES, legacy: LEGACY });
   },
 });

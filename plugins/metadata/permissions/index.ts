@@ -5,10 +5,11 @@
  * `pg_` sources). Taps `onMetadataOperation` only. Safe to disable: permissions already in the
  * metadata keep being enforced (the schema cache resolves them), they just cannot be changed.
  */
+import { tapOperations } from '../../../core/metadata/register.js';
 import { definePlugin } from '../../../core/plugin.js';
-import { argsObject, LEGACY_PREFIX, type ArgsObject } from '../../../core/metadata/args.js';
+import type { ArgsObject } from '../../../core/metadata/args.js';
 import { PERMISSION_TYPES } from '../../../core/metadata/dependencies.js';
-import type { MetadataEndpoint, OperationContext, OperationResult } from '../../../core/metadata/operation.js';
+import type { OperationContext, OperationResult } from '../../../core/metadata/operation.js';
 import { createPermission } from './create.js';
 import { dropPermission, setPermissionComment } from './manage.js';
 
@@ -28,13 +29,6 @@ export default definePlugin({
   name: 'permissions',
   kind: 'metadata',
   register(_container, hooks) {
-    const tap = (type: string, endpoint: MetadataEndpoint, prefix: string, handler: Handler) =>
-      hooks.onMetadataOperation
-        .for(type)
-        .tapPromise(PLUGIN_ID, async (op, ctx) => (ctx.endpoint === endpoint ? handler(ctx, argsObject(op.args), prefix) : undefined));
-    for (const [name, handler] of Object.entries(OPERATIONS)) {
-      for (const prefix of PERMISSION_PREFIXES) tap(`${prefix}_${name}`, 'metadata', prefix, handler);
-      tap(name, 'query', LEGACY_PREFIX, handler);
-    }
+    tapOperations(hooks, PLUGIN_ID, { prefixed: OPERATIONS, prefixes: PERMISSION_PREFIXES });
   },
 });

@@ -1,15 +1,11 @@
 /**
  * Where each kind of permission lives in a table's metadata entry, and how an operation names it.
  */
+import { PERMISSION_LIST_KEY } from '../../../core/metadata/dependencies.js';
 import type { PermissionType } from '../../../core/metadata/dependencies.js';
 import type { PermissionEntry, TableMetadata } from '../../../core/metadata/types.js';
 
-const LIST_KEY = {
-  select: 'select_permissions',
-  insert: 'insert_permissions',
-  update: 'update_permissions',
-  delete: 'delete_permissions',
-} as const satisfies Record<PermissionType, keyof TableMetadata>;
+const LIST_KEY = PERMISSION_LIST_KEY;
 
 type Entries = PermissionEntry<unknown>[];
 

@@ -4,9 +4,10 @@
  * `_rename_relationship` for every kind prefix on `/v1/metadata`, and the same operations without
  * a prefix on the legacy `/v1/query` (acting on `pg_` sources).
  */
+import { tapOperations } from '../../../core/metadata/register.js';
 import { definePlugin } from '../../../core/plugin.js';
-import { argsObject, LEGACY_PREFIX, type ArgsObject } from '../../../core/metadata/args.js';
-import type { MetadataEndpoint, OperationContext, OperationResult } from '../../../core/metadata/operation.js';
+import type { ArgsObject } from '../../../core/metadata/args.js';
+import type { OperationContext, OperationResult } from '../../../core/metadata/operation.js';
 import { createRelationship } from './create.js';
 import { dropRelationship, renameRelationship, setRelationshipComment } from './manage.js';
 
@@ -28,13 +29,6 @@ export default definePlugin({
   name: 'relationships',
   kind: 'metadata',
   register(_container, hooks) {
-    const tap = (type: string, endpoint: MetadataEndpoint, prefix: string, handler: Handler) =>
-      hooks.onMetadataOperation
-        .for(type)
-        .tapPromise(PLUGIN_ID, async (op, ctx) => (ctx.endpoint === endpoint ? handler(ctx, argsObject(op.args), prefix) : undefined));
-    for (const [name, handler] of Object.entries(OPERATIONS)) {
-      for (const prefix of RELATIONSHIP_PREFIXES) tap(`${prefix}_${name}`, 'metadata', prefix, handler);
-      tap(name, 'query', LEGACY_PREFIX, handler);
-    }
+    tapOperations(hooks, PLUGIN_ID, { prefixed: OPERATIONS, prefixes: RELATIONSHIP_PREFIXES });
   },
 });
