@@ -116,6 +116,21 @@ export interface MutationReturnIR {
   selectFilter: BoolExpIR | null;
 }
 
+/** The select over a mutation's returned rows that an answer reads: the role's select filter, no paging. */
+export function returningSelect(from: TableRef, ret: MutationReturnIR, fields: FieldIR[]): SelectIR {
+  return {
+    from,
+    where: null,
+    permissionFilter: ret.selectFilter,
+    orderBy: [],
+    distinctOn: [],
+    limit: null,
+    offset: null,
+    permissionLimit: null,
+    fields,
+  };
+}
+
 /** What the table mutations have in common: how their answer is shown. */
 interface WithReturning {
   returning: MutationReturnIR;

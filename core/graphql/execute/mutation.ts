@@ -5,7 +5,7 @@
  * back keyed by step, for the executor to splice in root-field order.
  */
 import type { BoolExpIR, FieldIR, TypedValueIR } from '../ir.js';
-import type { MutationIR, MutationReturnIR } from '../ir-mutation.js';
+import { returningSelect, type MutationIR, type MutationReturnIR } from '../ir-mutation.js';
 import type { Session } from '../../auth/session.js';
 import { requireSessionVariables, sessionVariablesOfQuery } from '../plan/session-variables.js';
 import type { RootStep } from './plan.js';
@@ -124,16 +124,6 @@ function returningSessionVariables(source: string, ret: MutationReturnIR): strin
   const out = ret.output;
   const fields: FieldIR[] =
     out.kind === 'single' ? out.fields : out.fields.flatMap((f) => (f.kind === 'returning' ? f.fields : []));
-  const select = {
-    from: { schema: '', name: '' },
-    where: null,
-    permissionFilter: ret.selectFilter,
-    orderBy: [],
-    distinctOn: [],
-    limit: null,
-    offset: null,
-    permissionLimit: null,
-    fields,
-  };
+  const select = returningSelect({ schema: '', name: '' }, ret, fields);
   return sessionVariablesOfQuery({ kind: 'select', source, select, single: false });
 }

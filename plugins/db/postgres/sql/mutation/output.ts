@@ -5,25 +5,11 @@
  * level, so `returning` gets relationships, nested permission filters and number stringifying
  * exactly as queries do; the role's select filter restricts which affected rows are shown.
  */
-import type { FieldIR, SelectIR, TableRef } from '../../../../../core/graphql/ir.js';
-import type { MutationOutputIR, MutationReturnIR } from '../../../../../core/graphql/ir-mutation.js';
+import type { FieldIR, TableRef } from '../../../../../core/graphql/ir.js';
+import { returningSelect, type MutationOutputIR, type MutationReturnIR } from '../../../../../core/graphql/ir-mutation.js';
 import type { CompileContext } from '../context.js';
 import { jsonObjectSql, textLiteral, type JsonPair } from '../json-object.js';
 import { selectLevel } from '../select.js';
-
-function rowsSelect(table: TableRef, ret: MutationReturnIR, fields: FieldIR[]): SelectIR {
-  return {
-    from: table,
-    where: null,
-    permissionFilter: ret.selectFilter,
-    orderBy: [],
-    distinctOn: [],
-    limit: null,
-    offset: null,
-    permissionLimit: null,
-    fields,
-  };
-}
 
 /**
  * The answer's JSON over the rows of `from` (a CTE name); `affected` gives the SQL of the
@@ -33,7 +19,7 @@ function rowsSelect(table: TableRef, ret: MutationReturnIR, fields: FieldIR[]): 
 export function outputSql(ctx: CompileContext, table: TableRef, ret: MutationReturnIR, from: string, affected: () => string): string {
   const out = ret.output;
   if (out.kind === 'single') {
-    const level = selectLevel(ctx, rowsSelect(table, ret, out.fields), null, 'single', from);
+    const level = selectLevel(ctx, returningSelect(table, ret, out.fields), null, 'single', from);
     return `(SELECT ${level.expr} FROM ${level.from})`;
   }
   const pairs = out.fields.map((f): JsonPair => {
@@ -43,7 +29,7 @@ export function outputSql(ctx: CompileContext, table: TableRef, ret: MutationRet
       case 'affectedRows':
         return { key: f.alias, expr: affected() };
       case 'returning': {
-        const level = selectLevel(ctx, rowsSelect(table, ret, f.fields), null, 'list', from);
+        const level = selectLevel(ctx, returningSelect(table, ret, f.fields), null, 'list', from);
         return { key: f.alias, expr: `(SELECT ${level.expr} FROM ${level.from})` };
       }
     }
