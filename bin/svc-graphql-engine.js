@@ -1,8 +1,11 @@
 #!/usr/bin/env node
-// The engine is written in TypeScript and run from source; tsx compiles it on load.
-import { register } from 'tsx/esm/api';
+// Runs the compiled engine in dist/ (`npm run build`; `npm start` builds first when the sources
+// changed), so production never compiles TypeScript. `npm run dev` runs the sources instead.
+import { existsSync } from 'node:fs';
 
-register();
-
-const { runCli } = await import('../core/cli.ts');
-await runCli(process.argv, process.env);
+const entry = new URL('../dist/core/main.js', import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write('svc-graphql-engine: dist/ is not built; run `npm run build` (or `npm start`, which builds first)\n');
+  process.exit(1);
+}
+await import(entry.href);

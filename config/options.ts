@@ -4,6 +4,7 @@
  * here is described the same everywhere; adding an entry is all it takes to add an option.
  */
 import type { ServerConfig } from '../core/config/types.js';
+import { CONFIGURABLE_LOG_TYPES } from '../core/logger.js';
 
 /** How an option's raw text is read; the parser turns each kind into its config value. */
 export type OptionType =
@@ -60,8 +61,18 @@ export interface ServerOption {
   readonly deprecated?: { readonly replacement: string };
   /** `server` options come before `serve` on the command line (they may also follow it). */
   readonly scope: 'server' | 'serve';
-  /** Whether the feature the option controls is built yet; the note says what applies. */
-  readonly inEffect: boolean;
+  /**
+   * Whether the option always takes effect (the core builds what it controls); `false` with a note
+   * when there is nothing for it to do. An option whose effect comes from a plugin names a
+   * `feature` instead.
+   */
+  readonly inEffect?: boolean;
+  /**
+   * The feature (a name some plugin `provides`) that enforces this option. Set to a non-default
+   * value while no loaded plugin provides it, the option stops the engine at boot
+   * (E_OPTION_NOT_ENFORCED) instead of being silently ignored; see core/features.
+   */
+  readonly feature?: string;
   readonly note?: string;
   /** Never echoed back, not even in an error about its value. */
   readonly secret?: boolean;
@@ -77,10 +88,11 @@ const COUNT: OptionType = { kind: 'integer', min: 1 };
 const MS: OptionType = { kind: 'milliseconds' };
 const REFETCH_MS: OptionType = { kind: 'milliseconds', min: 1 };
 
-const NOT_BUILT = (feature: string): string => `${feature}: not built yet; parsed and ignored`;
 const POOL_DEFAULT = 'default for the source given by the database URL';
 
-export const API_NAMES = ['metadata', 'graphql', 'pgdump', 'config'] as const;
+export const API_NAMES = ['metadata', 'graphql', 'pgdump', 'config', 'metrics'] as const;
+/** Served unless --enabled-apis says otherwise; `metrics` is opt-in, as in the reference engine. */
+export const DEFAULT_APIS = ['metadata', 'graphql', 'pgdump', 'config'] as const;
 export const EXPERIMENTAL_FEATURES = [
   'inherited_roles',
   'optimise_permission_filters',
@@ -238,6 +250,13 @@ export const SERVER_OPTIONS = [
     description: 'allowed CORS origins: `*`, or a comma list such as https://app.example.com, http://localhost:3000, https://*.example.com',
   },
   {
+    key: 'corsWildcardCredentials', flag: 'cors-wildcard-credentials', env: 'SVC_GRAPHQL_CORS_WILDCARD_CREDENTIALS',
+    type: FLAG, default: false, scope: 'serve', inEffect: true,
+    note: 'stricter than the reference engine, which always allows credentials (docs/security.md)',
+    description:
+      'allow credentials (cookies) from every origin when --cors-domain allows every origin and an auth mode reads cookies (JWT from a cookie, or a webhook); off, such origins get CORS headers without Access-Control-Allow-Credentials',
+  },
+  {
     key: 'disableCors', flag: 'disable-cors', env: 'SVC_GRAPHQL_DISABLE_CORS', type: FLAG, default: false,
     scope: 'serve', inEffect: true, description: 'send no CORS headers',
   },
@@ -248,17 +267,17 @@ export const SERVER_OPTIONS = [
   },
   {
     key: 'enabledApis', flag: 'enabled-apis', env: 'SVC_GRAPHQL_ENABLED_APIS', type: { kind: 'list', values: API_NAMES },
-    default: API_NAMES, scope: 'serve', inEffect: true, description: 'APIs that are served; the others answer 404',
+    default: DEFAULT_APIS, scope: 'serve', inEffect: true, description: 'APIs that are served; the others answer 404',
   },
   {
     key: 'consoleAssetsDir', flag: 'console-assets-dir', env: 'SVC_GRAPHQL_CONSOLE_ASSETS_DIR', type: STRING,
-    valueName: 'path', scope: 'serve', inEffect: false, note: NOT_BUILT('the console and its assets'),
-    description: 'directory to load console assets from',
+    valueName: 'path', scope: 'serve', feature: 'console', defaultText: 'the assets built by `npm run build`',
+    description: 'directory to load console assets from (a built copy of plugins/api/console/dist)',
   },
   {
-    key: 'enableConsole', flag: 'enable-console', env: 'SVC_GRAPHQL_ENABLE_CONSOLE', type: BOOL, default: false,
-    scope: 'serve', inEffect: false, note: NOT_BUILT('the console and its assets'),
-    description: 'serve the console on / and /console',
+    key: 'enableConsole', flag: 'enable-console', env: 'SVC_GRAPHQL_ENABLE_CONSOLE', type: BOOL,
+    defaultText: 'false; true with --dev-mode', scope: 'serve', feature: 'console',
+    description: 'serve the console on /console (and redirect / there); off, both answer 404',
   },
   {
     key: 'gracefulShutdownTimeout', flag: 'graceful-shutdown-timeout', env: 'SVC_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT',
@@ -275,12 +294,24 @@ export const SERVER_OPTIONS = [
   },
   {
     key: 'enableAllowlist', flag: 'enable-allowlist', env: 'SVC_GRAPHQL_ENABLE_ALLOWLIST', type: BOOL, default: false,
-    scope: 'serve', inEffect: false, note: NOT_BUILT('allow-lists'),
+    scope: 'serve', feature: 'allowlist', note: 'enforced by the metadata/allowlist plugin; admin requests are exempt',
     description: 'only run queries that are in the allow-list',
   },
   {
+    key: 'redisUrl', flag: 'redis-url', env: 'SVC_GRAPHQL_REDIS_URL', type: { kind: 'url', schemes: ['redis', 'rediss'] },
+    secret: true, scope: 'serve', inEffect: true, note: 'used for rate limits unless --rate-limit-redis-url is given',
+    description: 'Redis URL, redis://[:<password>@]<host>:<port>[/<db>], shared by the engine instances of one deployment',
+  },
+  {
+    key: 'rateLimitRedisUrl', flag: 'rate-limit-redis-url', env: 'SVC_GRAPHQL_RATE_LIMIT_REDIS_URL',
+    type: { kind: 'url', schemes: ['redis', 'rediss'] }, secret: true, defaultText: 'the Redis URL', scope: 'serve',
+    inEffect: true,
+    note: 'without either Redis URL, rate limits are counted in the metadata database (also shared by every instance)',
+    description: 'Redis URL where rate-limit counters are kept, so that every engine instance counts the same requests',
+  },
+  {
     key: 'enableLogCompression', flag: 'enable-log-compression', env: 'SVC_GRAPHQL_ENABLE_LOG_COMPRESSION', type: BOOL,
-    scope: 'serve', inEffect: false, note: NOT_BUILT('log compression and metrics shipping'),
+    scope: 'serve', feature: 'log-compression',
     description: 'send compressed logs to a metrics server',
   },
   {
@@ -294,12 +325,13 @@ export const SERVER_OPTIONS = [
   },
   {
     key: 'enableRemoteSchemaPermissions', flag: 'enable-remote-schema-permissions',
-    env: 'SVC_GRAPHQL_ENABLE_REMOTE_SCHEMA_PERMISSIONS', type: FLAG, default: false, scope: 'serve', inEffect: false,
-    note: NOT_BUILT('remote schema permissions'), description: 'enable remote schema permissions',
+    env: 'SVC_GRAPHQL_ENABLE_REMOTE_SCHEMA_PERMISSIONS', type: FLAG, default: false, scope: 'serve', feature: 'remote-schema-permissions',
+    note: 'enforced by the metadata/remote-schemas plugin: roles other than admin see a remote schema only through their permission',
+    description: 'enable remote schema permissions',
   },
   {
     key: 'enableTelemetry', flag: 'enable-telemetry', env: 'SVC_GRAPHQL_ENABLE_TELEMETRY', type: BOOL, default: true,
-    scope: 'serve', inEffect: false, note: NOT_BUILT('telemetry'),
+    scope: 'serve', inEffect: false, note: 'the engine sends no telemetry, whatever the value',
     description: 'anonymous telemetry',
   },
   {
@@ -320,8 +352,23 @@ export const SERVER_OPTIONS = [
   },
   {
     key: 'websocketCompression', flag: 'websocket-compression', env: 'SVC_GRAPHQL_CONNECTION_COMPRESSION', type: FLAG,
-    default: false, scope: 'serve', inEffect: false, note: NOT_BUILT('websockets'),
-    description: 'compress websocket messages',
+    default: false, scope: 'serve', feature: 'websockets',
+    description: 'compress websocket messages (permessage-deflate, when the client offers it)',
+  },
+  {
+    key: 'websocketKeepalive', flag: 'websocket-keepalive', env: 'SVC_GRAPHQL_WEBSOCKET_KEEPALIVE', type: SECONDS,
+    default: 5, scope: 'serve', feature: 'websockets',
+    description: 'seconds between keep-alive messages on websockets (`ka`, or `ping` for graphql-transport-ws)',
+  },
+  {
+    key: 'websocketConnectionInitTimeout', flag: 'websocket-connection-init-timeout',
+    env: 'SVC_GRAPHQL_WEBSOCKET_CONNECTION_INIT_TIMEOUT', type: SECONDS, default: 3, scope: 'serve', feature: 'websockets',
+    description: 'seconds a websocket may stay open without `connection_init` before it is closed',
+  },
+  {
+    key: 'closeWebsocketsOnMetadataChange', flag: 'close-websockets-on-metadata-change',
+    env: 'SVC_GRAPHQL_CLOSE_WEBSOCKETS_ON_METADATA_CHANGE', type: BOOL, default: true, scope: 'serve', feature: 'websockets',
+    description: 'close every websocket (code 1012) when the metadata changes, so clients reconnect to the new schema',
   },
   {
     key: 'schemaSyncPollInterval', flag: 'schema-sync-poll-interval', env: 'SVC_GRAPHQL_SCHEMA_SYNC_POLL_INTERVAL',
@@ -342,51 +389,66 @@ export const SERVER_OPTIONS = [
   },
   {
     key: 'enabledLogTypes', flag: 'enabled-log-types', env: 'SVC_GRAPHQL_ENABLED_LOG_TYPES',
-    type: { kind: 'list', itemPattern: /^[a-z0-9]+(-[a-z0-9]+)*$/i, itemHint: 'log type names (letters, digits, dashes)' },
+    type: { kind: 'list', values: [...CONFIGURABLE_LOG_TYPES] },
     default: ['startup', 'http-log', 'webhook-log', 'websocket-log'], scope: 'serve', inEffect: true,
+    note: 'other log types (event-trigger, scheduled-trigger, metadata, schema-sync, health-check-log ...) report the engine\'s own health and follow --log-level only',
     description: 'log types that are written',
+  },
+
+  // ---- observability ----
+  {
+    key: 'metricsSecret', flag: 'metrics-secret', env: 'SVC_GRAPHQL_METRICS_SECRET', type: STRING, secret: true,
+    defaultText: 'none (the admin secret is required)', scope: 'serve', inEffect: true,
+    note: 'the metrics API is served when `metrics` is in --enabled-apis',
+    description: 'bearer token (`Authorization: Bearer <secret>`) that reads /v1/metrics; the admin secret always does',
   },
 
   // ---- background work ----
   {
     key: 'asyncActionsFetchInterval', flag: 'async-actions-fetch-interval',
-    env: 'SVC_GRAPHQL_ASYNC_ACTIONS_FETCH_INTERVAL', type: MS, defaultText: 'none', scope: 'serve', inEffect: false,
-    note: NOT_BUILT('async actions'), description: 'pause before refetching async actions after an empty fetch; 0 disables fetching',
+    env: 'SVC_GRAPHQL_ASYNC_ACTIONS_FETCH_INTERVAL', type: MS, defaultText: 'none (1000 ms applies)', scope: 'serve', feature: 'async-actions', description: 'pause before refetching async actions after an empty fetch; 0 disables fetching (this engine then delivers none)',
   },
   {
     key: 'eventsHttpPoolSize', flag: 'events-http-pool-size', env: 'SVC_GRAPHQL_EVENTS_HTTP_POOL_SIZE', type: COUNT,
-    default: 100, scope: 'serve', inEffect: false, note: NOT_BUILT('event triggers'),
-    description: 'maximum events delivered at once',
+    default: 100, scope: 'serve', feature: 'event-triggers',
+    description: 'maximum event webhook deliveries in flight at once, across all sources',
   },
   {
     key: 'eventsFetchBatchSize', flag: 'events-fetch-batch-size', env: 'SVC_GRAPHQL_EVENTS_FETCH_BATCH_SIZE',
-    type: COUNT, default: 100, scope: 'serve', inEffect: false, note: NOT_BUILT('event triggers'),
-    description: 'maximum events fetched per batch',
+    type: COUNT, default: 100, scope: 'serve', feature: 'event-triggers',
+    description: 'maximum events claimed per fetch from one source',
   },
   {
-    key: 'eventsFetchInterval', flag: 'events-fetch-interval', env: 'SVC_GRAPHQL_EVENTS_FETCH_INTERVAL', type: MS,
-    defaultText: 'none (1000 ms applies)', scope: 'serve', inEffect: false, note: NOT_BUILT('event triggers'),
-    description: 'pause before refetching events after an empty fetch',
+    key: 'eventsFetchInterval', flag: 'events-fetch-interval', env: 'SVC_GRAPHQL_EVENTS_FETCH_INTERVAL', type: REFETCH_MS,
+    defaultText: 'none (1000 ms applies)', scope: 'serve', feature: 'event-triggers',
+    description: 'pause before fetching events again after a fetch that did not fill a batch',
   },
   {
     key: 'liveQueriesMultiplexedBatchSize', flag: 'live-queries-multiplexed-batch-size',
-    env: 'SVC_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_BATCH_SIZE', type: COUNT, default: 100, scope: 'serve', inEffect: false,
-    note: NOT_BUILT('live queries'), description: 'batch size of multiplexed live queries',
+    env: 'SVC_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_BATCH_SIZE', type: COUNT, default: 100, scope: 'serve', feature: 'live-queries',
+    description: 'batch size of multiplexed live queries: cohorts served by one statement',
   },
   {
     key: 'liveQueriesMultiplexedRefetchInterval', flag: 'live-queries-multiplexed-refetch-interval',
     env: 'SVC_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL', type: REFETCH_MS, default: 1000, scope: 'serve',
-    inEffect: false, note: NOT_BUILT('live queries'), description: 'live query results are sent at most once per interval',
+    feature: 'live-queries', description: 'live query results are sent at most once per interval',
+  },
+  {
+    key: 'liveQueriesChangeTracking', flag: 'live-queries-change-tracking', env: 'SVC_GRAPHQL_LIVE_QUERIES_CHANGE_TRACKING',
+    type: BOOL, default: true, scope: 'serve', feature: 'live-queries',
+    note: 'applies where the source can notify (PostgreSQL with LISTEN/NOTIFY and trigger rights); the embedded database always polls',
+    description:
+      'skip the refetch of live queries and streams whose tables saw no write since the last one (statement-level triggers and LISTEN/NOTIFY)',
   },
   {
     key: 'streamingQueriesMultiplexedBatchSize', flag: 'streaming-queries-multiplexed-batch-size',
     env: 'SVC_GRAPHQL_STREAMING_QUERIES_MULTIPLEXED_BATCH_SIZE', type: COUNT, default: 100, scope: 'serve',
-    inEffect: false, note: NOT_BUILT('streaming subscriptions'), description: 'batch size of multiplexed streaming queries',
+    feature: 'streaming-subscriptions', description: 'batch size of multiplexed streaming queries',
   },
   {
     key: 'streamingQueriesMultiplexedRefetchInterval', flag: 'streaming-queries-multiplexed-refetch-interval',
     env: 'SVC_GRAPHQL_STREAMING_QUERIES_MULTIPLEXED_REFETCH_INTERVAL', type: REFETCH_MS, default: 1000, scope: 'serve',
-    inEffect: false, note: NOT_BUILT('streaming subscriptions'),
+    feature: 'streaming-subscriptions',
     description: 'streaming query results are sent at most once per interval',
   },
 ] as const satisfies readonly ServerOption[];

@@ -1,5 +1,6 @@
 /**
- * The command line: `svc-graphql-engine <server-flags> serve <command-flags>` and `version`.
+ * The command line: `svc-graphql-engine <server-flags> serve <command-flags>`, `version`, and the
+ * project commands (`init`, `metadata`, `migrate`, `seed`: see project/commands.ts).
  * Options come from the option table; commander only splits the argument list, and
  * parseServerConfig does all checking, so flags, env vars and defaults follow one set of rules.
  * Commander's own `.env()`/`.default()` are not used for that reason.
@@ -8,6 +9,8 @@ import { Command, CommanderError, Option, type OutputConfiguration } from 'comma
 import { isBootError } from './errors.js';
 import { ENGINE_VERSION } from './version.js';
 import { parseServerConfig } from './config/parse.js';
+import { addProjectCommands } from './project/commands.js';
+import { isProjectError } from './project/errors.js';
 import { OPTIONS, findOption, helpDescription, valuePlaceholder, type ServerOption } from '../config/options.js';
 
 export const PROGRAM_NAME = 'svc-graphql-engine';
@@ -58,6 +61,11 @@ export function buildProgram(opts: BuildProgramOptions = {}): Command {
       write(`${PROGRAM_NAME}: ${ENGINE_VERSION}\n`);
     });
 
+  addProjectCommands(program, {
+    env,
+    out: (text) => (program.configureOutput().writeOut ?? ((s: string) => process.stdout.write(s)))(text),
+  });
+
   return program;
 }
 
@@ -95,6 +103,11 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: CliIo =
     if (isBootError(e)) {
       writeErr(`${e.message}\n`);
       exit(1);
+      return;
+    }
+    if (isProjectError(e)) {
+      writeErr(`error: ${e.message}\n`);
+      exit(e.exitCode);
       return;
     }
     throw e;

@@ -1,7 +1,8 @@
 /**
- * Builds a running engine around the kernel: the database (a given URL, or the embedded one), the
- * plugins of the plugin config, the metadata store and schema cache, the HTTP server, the schema
- * sync poll, and an orderly shutdown. `serve` uses it; so do integration tests (with port 0).
+ * Builds a running engine around the kernel: the plugins of the plugin config, the metadata store
+ * a database plugin provides (`metadataStore` in the container; it owns the engine's database,
+ * embedded or not), the schema cache, the HTTP server, the schema sync poll, and an orderly
+ * shutdown. `serve` uses it; so do integration tests (with port 0).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,15 +11,19 @@ import type { ServerConfig } from './config/types.js';
 import { createLogger, type Logger } from './logger.js';
 import { createKernel, type Kernel } from './kernel/kernel.js';
 import { DEFAULT_PLUGIN_CONFIG, loadPlugins } from './kernel/loader.js';
-import { MetadataStore } from './metadata/store.js';
+import { METADATA_STORE_KEY, type MetadataStore } from './metadata/store.js';
 import { MetadataService } from './metadata/service.js';
-import { DATABASE_URL_ENV, defaultSource, initialMetadata } from './metadata/defaults.js';
+import { DATABASE_URL_ENV, defaultSourceOf, initialMetadata } from './metadata/defaults.js';
+import { databaseKinds } from './db/registry.js';
+import { BootError } from './errors.js';
 import { SourceConnections } from './schema-cache/connections.js';
 import { buildSchemaCache } from './schema-cache/builder.js';
 import { SchemaCacheRef } from './schema-cache/ref.js';
 import { createRequestListener } from './http/app.js';
-import { EMBEDDED_MAX_CONNECTIONS, startEmbeddedPostgres, type EmbeddedPostgres } from './embedded/pglite.js';
 import type { AnyPlugin } from './plugin.js';
+
+/** How long /healthz waits for the metadata database before reporting an outage. */
+const HEALTH_TIMEOUT_MS = 2_000;
 
 export interface EngineOptions {
   warnings?: readonly string[];
@@ -44,55 +49,43 @@ export async function startEngine(config: ServerConfig, options: EngineOptions =
   const logger = options.logger ?? createLogger({ level: config.logLevel, enabledTypes: config.enabledLogTypes });
   for (const warning of options.warnings ?? []) logger.warn('startup', { kind: 'option', message: warning });
 
-  let embedded: EmbeddedPostgres | undefined;
-  let databaseUrl = config.databaseUrl;
-  if (!databaseUrl && !config.metadataDatabaseUrl) {
-    embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, log: (level, message, detail) => logger.log('startup', level, { message, ...detail }) });
-    databaseUrl = embedded.url;
-    logger.info('startup', {
-      kind: 'database',
-      message: `no database URL given: using the embedded PostgreSQL (PGlite) with data in ${embedded.dataDir}. ` +
-        'It is meant for trying the engine and for development; for production set SVC_GRAPHQL_DATABASE_URL ' +
-        '(or --database-url) to postgres://<user>:<password>@<host>:<port>/<db-name>.',
-    });
-  }
   const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env) };
-  if (databaseUrl) env[DATABASE_URL_ENV] = databaseUrl;
-  const metadataUrl = config.metadataDatabaseUrl ?? databaseUrl!;
+  if (config.databaseUrl) env[DATABASE_URL_ENV] = config.databaseUrl;
 
   const cleanups: Array<() => Promise<void>> = [];
   const cleanup = async () => {
     for (const fn of cleanups.reverse()) await fn().catch(() => {});
   };
-  if (embedded) {
-    const e = embedded;
-    cleanups.push(() => e.stop());
-  }
   try {
     const loaded = options.plugins ?? (await loadPlugins(config.pluginConfig ?? DEFAULT_PLUGIN_CONFIG, config.enabledApis));
     const kernel = await createKernel({ plugins: loaded.plugins, pluginOptions: loaded.options, config, logger, env });
     cleanups.push(() => kernel.dispose());
-    logger.info('startup', { kind: 'plugins', loaded: kernel.pluginIds });
+    logger.info('startup', { kind: 'plugins', loaded: kernel.pluginIds, features: kernel.features.list() });
 
-    const store = new MetadataStore(metadataUrl, embedded ? EMBEDDED_MAX_CONNECTIONS : 2);
-    cleanups.push(() => store.close());
-    const source = () => defaultSource(config, embedded ? 'embedded' : databaseUrl !== undefined ? 'url' : 'none');
+    const { container, hooks } = kernel;
+    if (!container.hasRegistration(METADATA_STORE_KEY)) {
+      throw new BootError('E_PLUGIN_DEPENDENCY_MISSING', 'no loaded plugin provides the metadata store (load a database plugin such as db/postgres)');
+    }
+    // The store belongs to the container: kernel.dispose() closes it (and the database it owns).
+    const store = container.resolve<MetadataStore>(METADATA_STORE_KEY);
+    const kinds = databaseKinds(container);
+    const source = () => defaultSourceOf(kinds, config);
     await store.init(() => initialMetadata(source()));
 
     const connections = new SourceConnections();
     cleanups.push(() => connections.closeAll());
-    const { container, hooks } = kernel;
     const stored = await store.read();
     const cache = await buildSchemaCache({ container, hooks, config, connections }, stored.metadata, stored.resourceVersion);
     const ref = new SchemaCacheRef(cache);
     for (const o of cache.inconsistentObjects) logger.warn('metadata', { message: 'inconsistent object', object: o });
     const service = new MetadataService({ store, ref, connections, container, hooks, config, logger });
     container.register({
-      metadataStore: asValue(store),
       schemaCacheRef: asValue(ref),
       sourceConnections: asValue(connections),
       metadataService: asValue(service),
       metadataDefaults: asValue({ defaultSource: source }),
+      // For plugins that keep shared state beside the metadata (rate-limit counters without Redis).
+      metadataDatabaseUrl: asValue(store.connectionString),
     });
 
     const listener = createRequestListener({
@@ -101,8 +94,10 @@ export async function startEngine(config: ServerConfig, options: EngineOptions =
       logger,
       container,
       isMetadataConsistent: () => ref.current.inconsistentObjects.length === 0,
+      ...(store.reachable ? { isMetadataStoreReachable: () => store.reachable!(HEALTH_TIMEOUT_MS) } : {}),
     });
-    const server = createServer(listener);
+    const server = createServer(listener.request);
+    server.on('upgrade', listener.upgrade);
     await listen(server, config.serverHost === '*' ? undefined : config.serverHost, config.serverPort);
     const port = (server.address() as AddressInfo).port;
     cleanups.push(() => closeServer(server, config.gracefulShutdownTimeout * 1000));
@@ -152,9 +147,16 @@ export async function startEngine(config: ServerConfig, options: EngineOptions =
 
 function listen(server: Server, host: string | undefined, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const onError = (e: NodeJS.ErrnoException) => {
+      const where = `${host ?? '*'}:${port}`;
+      if (e.code === 'EADDRINUSE') reject(new BootError('E_PORT_UNAVAILABLE', `port ${where} is already in use (--server-port)`, { cause: e }));
+      else if (e.code === 'EACCES') reject(new BootError('E_PORT_UNAVAILABLE', `no permission to listen on ${where} (--server-port)`, { cause: e }));
+      else if (e.code === 'EADDRNOTAVAIL') reject(new BootError('E_PORT_UNAVAILABLE', `address ${host ?? '*'} is not on this machine (--server-host)`, { cause: e }));
+      else reject(e);
+    };
+    server.once('error', onError);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', onError);
       resolve();
     });
   });

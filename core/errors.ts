@@ -44,13 +44,29 @@ export type ErrorCode =
   | 'unexpected-payload'
   | 'validation-failed'
   | 'template-resolution-failed'
-  | 'timeout';
+  | 'timeout'
+  // API limits: the reference engine does not publish the codes of its (closed-source) enforcers.
+  | 'depth-limit-exceeded'
+  | 'node-limit-exceeded'
+  | 'batch-limit-exceeded'
+  | 'time-limit-exceeded'
+  | 'rate-limit-exceeded';
 
 export interface EngineErrorInit {
   status?: number;
   path?: string;
   internal?: unknown;
   cause?: unknown;
+  /**
+   * GraphQL `extensions` to send verbatim instead of `{path, code}` (an action handler's own
+   * 4xx `extensions`, whose code may be any string).
+   */
+  extensions?: Record<string, unknown>;
+  /**
+   * Errors another GraphQL server answered with (a remote schema), passed to the client as they
+   * came: a GraphQL response is then `{"data":null,"errors":<these>}`.
+   */
+  graphqlErrors?: readonly unknown[];
 }
 
 /**
@@ -66,6 +82,8 @@ export class EngineError extends Error {
   readonly status: number;
   path: string;
   readonly internal: unknown;
+  readonly extensions: Record<string, unknown> | undefined;
+  readonly graphqlErrors: readonly unknown[] | undefined;
 
   constructor(code: ErrorCode, message: string, init: EngineErrorInit = {}) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -74,6 +92,8 @@ export class EngineError extends Error {
     this.status = init.status ?? defaultStatus(code);
     this.path = init.path ?? '$';
     this.internal = init.internal;
+    this.extensions = init.extensions;
+    this.graphqlErrors = init.graphqlErrors;
   }
 
   /** A copy of this error whose path is prefixed, for errors raised deep inside a bulk or args. */
@@ -83,6 +103,8 @@ export class EngineError extends Error {
       path,
       internal: this.internal,
       cause: this.cause,
+      ...(this.extensions ? { extensions: this.extensions } : {}),
+      ...(this.graphqlErrors ? { graphqlErrors: this.graphqlErrors } : {}),
     });
   }
 }
@@ -99,6 +121,8 @@ function defaultStatus(code: ErrorCode): number {
       return 409;
     case 'method-not-allowed':
       return 405;
+    case 'rate-limit-exceeded':
+      return 429;
     case 'not-found':
       return 404;
     case 'unexpected':
@@ -132,7 +156,9 @@ export type BootErrorCode =
   | 'E_PLUGIN_OPTIONS_INVALID'
   | 'E_PLUGIN_CONFIG_INVALID'
   | 'E_OPTION_INVALID'
+  | 'E_OPTION_NOT_ENFORCED'
   | 'E_DATABASE_UNAVAILABLE'
+  | 'E_PORT_UNAVAILABLE'
   | 'E_DATA_DIR_LOCKED'
   | 'E_CATALOG_MIGRATION';
 

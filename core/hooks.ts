@@ -7,26 +7,85 @@ import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap
 import type Router from '@koa/router';
 import type { AuthRequest, Session } from './auth/session.js';
 import type { PlatformEvent } from './events.js';
-import type { MetadataOperation, OperationContext, OperationResult } from './metadata/operation.js';
+import type { MetadataOperation, OperationContext, OperationResult, ReloadRequest } from './metadata/operation.js';
+import type { SchemaCache } from './schema-cache/cache.js';
 import type { SchemaBuildContext, SchemaDraft } from './graphql/schema-draft.js';
 import type { AppRouterState } from './http/types.js';
 import type { RawRoutes } from './http/raw-routes.js';
+import type { DocumentNode, FragmentDefinitionNode, OperationDefinitionNode } from 'graphql';
+import type { InconsistentObject } from './metadata/types.js';
+import type { AwilixContainer } from 'awilix';
+import type { DatabaseKind } from './db/contract.js';
 
 export const Stage = { FIRST: -100, EARLY: -10, DEFAULT: 0, LATE: 10, LAST: 100 } as const;
 
-/** What an API-limit enforcer sees: after authentication, before execution. */
+/** The operation a limit check is about: parsed and validated once, shared through the plan cache. */
+export interface LimitedOperation {
+  /** The whole request document (every operation and fragment in the query text). */
+  readonly document: DocumentNode;
+  /** The operation that runs. */
+  readonly definition: OperationDefinitionNode;
+  readonly fragments: Readonly<Record<string, FragmentDefinitionNode>>;
+  readonly kind: 'query' | 'mutation' | 'subscription';
+}
+
+/**
+ * What an API-limit enforcer sees: one GraphQL operation after authentication, before it runs.
+ * The executor calls the hook once per operation (each operation of a batch, a REST endpoint's
+ * query, a query over a websocket), so every transport passes the same checks.
+ */
 export interface LimitContext {
-  session: Session;
-  /** `graphql` requests carry the parsed operation(s); others only the endpoint. */
-  endpoint: string;
-  operationCount: number;
-  ip: string;
+  readonly session: Session;
+  /** Which transport asked: `graphql` (HTTP), `rest`, `websocket`. */
+  readonly endpoint: string;
+  /** Operations in the request this one came in (a batch has several; everything else one). */
+  readonly operationCount: number;
+  readonly ip: string;
+  readonly operation: LimitedOperation;
+  /** The schema-cache snapshot the operation runs against (its metadata holds the limits). */
+  readonly cache: SchemaCache;
+  /**
+   * Seconds the operation may run; the time-limit enforcer sets it and the executor cancels the
+   * operation's statements past it. Undefined: no limit.
+   */
+  timeLimitSeconds: number | undefined;
+}
+
+/** What `onSchemaCacheBuild` taps see: a freshly built snapshot, before it serves anything. */
+export interface SchemaCacheBuildContext {
+  readonly cache: SchemaCache;
+  /** Record an object of the metadata that cannot be served (it shows in the inconsistency list). */
+  addInconsistency(object: InconsistentObject): void;
+  /** A role that gets its own schema (one named only by a plugin's permissions, for instance). */
+  addRole(role: string): void;
+  /**
+   * What this build was asked to re-read (reload_metadata, reload_remote_schema); null for an
+   * ordinary rebuild, where what a plugin fetched for an unchanged definition may be reused.
+   */
+  readonly reload: ReloadRequest | null;
+}
+
+/**
+ * A metadata change about to be persisted: the snapshot it replaces, the one it builds, and what
+ * the request asked to reload. Taps bring the databases in line (event-trigger captures); a tap
+ * that throws fails the request and nothing is persisted.
+ */
+export interface MetadataApplyContext {
+  previous: SchemaCache;
+  next: SchemaCache;
+  reload: ReloadRequest | null;
 }
 
 export interface HttpRoutesContext {
   router: Router<AppRouterState>;
   /** Plain Node handlers for hot endpoints, served before koa (see core/http/raw-routes.ts). */
   raw: RawRoutes;
+}
+
+/** What is known once every plugin has registered: the container and the loaded database kinds. */
+export interface PluginsRegisteredContext {
+  container: AwilixContainer;
+  kinds: readonly DatabaseKind[];
 }
 
 export function createHooks() {
@@ -49,12 +108,35 @@ export function createHooks() {
      * `undefined` means "not mine". admin-secret taps EARLY, unauthorized-role LAST.
      */
     onRequestAuth: new AsyncSeriesBailHook<[AuthRequest], Session | undefined>(['request']),
-    /** Runs after authentication, before execution; an enforcer throws to reject the request. */
+    /**
+     * Once per GraphQL operation, after authentication and validation, before execution; an
+     * enforcer throws an EngineError to refuse it. See core/graphql/execute/limits.ts for how an
+     * enforcer says when it has nothing to do (so the hot path skips the hook entirely).
+     */
     onRequestLimit: new AsyncSeriesHook<[LimitContext]>(['limit']),
+    /**
+     * After a schema-cache snapshot is built from metadata, before it is used: plugins that own a
+     * part of the metadata (query collections, REST endpoints, ...) check it against the built
+     * sources and schemas and record what fails as inconsistent objects. Taps that contribute to
+     * the schema (remote schemas, actions, custom types) run at DEFAULT; taps that validate
+     * queries against a role's schema run LATE, because a role's schema is built once per
+     * snapshot and must already hold every contribution.
+     */
+    onSchemaCacheBuild: new AsyncSeriesHook<[SchemaCacheBuildContext]>(['build']),
+    /**
+     * Runs after a metadata change passed its checks and before it is persisted (and before
+     * reload-only requests install their rebuild); throwing refuses the change.
+     */
+    onMetadataApply: new AsyncSeriesHook<[MetadataApplyContext]>(['apply']),
     /** Notifications (server started, metadata changed, shutdown started); results ignored. */
     onEvent: new AsyncSeriesHook<[PlatformEvent]>(['event']),
     /** API plugins add their routes to the router; called once when the HTTP app is built. */
     onHttpRoutes: new SyncHook<[HttpRoutesContext]>(['http']),
+    /**
+     * Called once by the kernel after every plugin (and test override) is registered, so that
+     * what depends on the set of loaded kinds (per-kind metadata operations) can be wired.
+     */
+    onPluginsRegistered: new SyncHook<[PluginsRegisteredContext]>(['registered']),
   });
 }
 

@@ -6,12 +6,11 @@
 import type { AwilixContainer } from 'awilix';
 import type { JSONSchemaType } from 'ajv';
 import type { KernelHooks } from './hooks.js';
-import type { ServerConfig } from './config/types.js';
+import type { ApiName, ServerConfig } from './config/types.js';
 
 export type PluginKind = 'api' | 'metadata' | 'db' | 'auth' | 'trigger' | 'limits' | 'example';
 
-/** The APIs the `--enabled-apis` option chooses between. */
-export type ApiName = 'metadata' | 'graphql' | 'pgdump' | 'config';
+export type { ApiName } from './config/types.js';
 
 export interface Plugin<TOptions = unknown> {
   /** Kebab-case name; the plugin id is `<kind>/<name>`. */
@@ -19,6 +18,12 @@ export interface Plugin<TOptions = unknown> {
   readonly kind: PluginKind;
   /** For `api` plugins: the API this plugin serves; it only loads when that API is enabled. */
   readonly api?: ApiName;
+  /**
+   * Features this plugin enforces (`allowlist`, `api-limits`, `introspection-control`, ...). An
+   * option or metadata section that needs a feature no loaded plugin provides is refused
+   * (core/features, docs/plugins.md).
+   */
+  readonly provides?: readonly string[];
   /** Plugin ids that must be registered before this one. */
   readonly dependsOn?: readonly string[];
   /** JSON schema checked with ajv before `register` is called. */

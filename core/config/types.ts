@@ -3,7 +3,9 @@
  * after flags, environment variables and defaults have been merged and checked. The option table
  * in config/options.ts is the single description of each option; this type is its shape.
  */
-import type { ApiName } from '../plugin.js';
+
+/** The APIs the `--enabled-apis` option chooses between. */
+export type ApiName = 'metadata' | 'graphql' | 'pgdump' | 'config' | 'metrics';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type IsolationLevel = 'read-committed' | 'repeatable-read' | 'serializable';
@@ -43,14 +45,19 @@ export interface ServerConfig {
   serverPort: number;
   corsDomain?: string[];
   disableCors: boolean;
+  corsWildcardCredentials: boolean;
   maxRequestBodySize: number;
   enabledApis: ApiName[];
   consoleAssetsDir?: string;
-  enableConsole: boolean;
+  /** Unset means "as --dev-mode": the console is on for development only. */
+  enableConsole?: boolean;
   gracefulShutdownTimeout: number;
 
   // Features
   enableAllowlist: boolean;
+  /** Redis shared by the engine instances (rate-limit counters unless rateLimitRedisUrl is set). */
+  redisUrl?: string;
+  rateLimitRedisUrl?: string;
   enableMaintenanceMode: boolean;
   enableMetadataQueryLogging: boolean;
   enableRemoteSchemaPermissions: boolean;
@@ -60,8 +67,15 @@ export interface ServerConfig {
   inferFunctionPermissions: boolean;
   stringifyNumericTypes: boolean;
   websocketCompression: boolean;
+  websocketKeepalive: number;
+  websocketConnectionInitTimeout: number;
+  closeWebsocketsOnMetadataChange: boolean;
   schemaSyncPollInterval: number;
   pluginConfig?: string;
+
+  // Observability
+  /** Bearer token that reads /v1/metrics (the admin secret also does). */
+  metricsSecret?: string;
 
   // Logging
   logLevel: LogLevel;
@@ -74,6 +88,7 @@ export interface ServerConfig {
   eventsFetchInterval?: number;
   liveQueriesMultiplexedBatchSize: number;
   liveQueriesMultiplexedRefetchInterval: number;
+  liveQueriesChangeTracking: boolean;
   streamingQueriesMultiplexedBatchSize: number;
   streamingQueriesMultiplexedRefetchInterval: number;
 }

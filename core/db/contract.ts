@@ -4,9 +4,12 @@
  * receives statements and JSON text back.
  */
 import type { DatabaseCatalog } from './catalog.js';
-import type { CompileOptions, RootFieldIR, TypedValueIR } from '../graphql/ir.js';
+import type { CompileOptions, RootFieldIR, SubscriptionFieldIR, TableRef, TypedValueIR } from '../graphql/ir.js';
 import type { MutationIR } from '../graphql/ir-mutation.js';
 import type { RawSqlOptions, RawSqlResult } from './raw-sql.js';
+import type { ServerConfig } from '../config/types.js';
+import type { SourceMetadata } from '../metadata/types.js';
+import type { EventTriggerSupport } from './event-triggers.js';
 
 export interface SourceHealth {
   status: 'OK' | 'TIMEOUT' | 'ERROR' | 'FAILED';
@@ -40,11 +43,98 @@ export interface MutationRun {
   values: readonly unknown[];
 }
 
+/**
+ * A subscription compiled for multiplexing: ONE statement serves a batch of cohorts, each with
+ * its own session variables, values (`params`, as for CompiledStatement) and stream cursor.
+ */
+export interface MultiplexedStatement {
+  /** Identity of the statement (its text, or a digest of it): subscriptions with equal keys share a poller. */
+  key: string;
+  params: TypedValueIR[];
+  /** Set for streaming subscriptions: every run returns each cohort's next cursor. */
+  streaming: boolean;
+}
+
+/** One cohort of a multiplexed run: subscribers with equal session variables, values and cursor. */
+export interface CohortInput {
+  /** A UUID naming the cohort in the statement's answer. */
+  id: string;
+  /** The session variables the statement reads (lower-cased names). */
+  session: Readonly<Record<string, string>>;
+  /** The resolved `params` values (JS values, null for SQL NULL). */
+  values: readonly unknown[];
+  /** Streams: the cursor, a JS value the first time and then whatever the last run returned. */
+  cursor?: unknown;
+}
+
+export interface CohortOutput {
+  id: string;
+  /** The cohort's response data as JSON text (the `data` object). */
+  result: string;
+  /** Streams: the next cursor, or null when no row was returned (the old one stays). */
+  cursor: string | null;
+}
+
+/** Receives what a change feed learns about writes. */
+export interface ChangeFeedListener {
+  /** A statement wrote `table` and committed. */
+  changed(table: TableRef): void;
+  /** The feed lost its connection: until `restored`, writes go unnoticed, so poll everything. */
+  lost(): void;
+  /** The feed listens again (writes made while it was down are not reported: assume everything changed). */
+  restored(): void;
+}
+
+/** Tells which tables saw writes, so pollers skip refetches nothing could have changed. */
+export interface ChangeFeed {
+  /**
+   * Starts watching `tables` (idempotent). Resolves false when some of them cannot be watched
+   * (no privilege, a view): the caller must then keep polling them.
+   */
+  watch(tables: readonly TableRef[]): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/**
+ * Per-run options of a read or a mutation batch. `deadline` (a `Date.now()` time): once it
+ * passes, the kind cancels the running statement in the database (not only the wait for it) and
+ * throws EngineError `time-limit-exceeded`; a transaction is rolled back.
+ */
+export interface RunOptions {
+  deadline?: number;
+}
+
+/**
+ * What a kind supports beyond tables, relationships and permissions (which every kind has). The
+ * metadata operations that need a capability exist only for kinds declaring it: a kind without
+ * `functions` has no `<prefix>_track_function`.
+ */
+export interface KindCapabilities {
+  /** Tracked functions and function permissions. */
+  functions?: boolean;
+  /** Computed fields over table rows. */
+  computedFields?: boolean;
+  /** Enum tables (`<prefix>_set_table_is_enum`, `is_enum` in track_table). */
+  enumTables?: boolean;
+  /** `<prefix>_run_sql` (the connection implements `runSql`). */
+  runSql?: boolean;
+  /** Insert/update/delete root fields (the connection implements `compileMutation`/`runMutations`). */
+  mutations?: boolean;
+  /** Event triggers on the kind's tables. */
+  eventTriggers?: boolean;
+  /** Remote relationships from the kind's tables (the compiler handles `remoteJoin` fields). */
+  remoteRelationships?: boolean;
+}
+
+export type KindCapability = keyof KindCapabilities;
+
 export interface DatabaseKind {
   /** The kind as written in metadata (`postgres`). */
   readonly kind: string;
   /** The metadata operation prefix (`pg`). */
   readonly prefix: string;
+  /** What the kind supports; operations needing a capability it lacks do not exist for it. */
+  readonly capabilities?: Readonly<KindCapabilities>;
   /**
    * Check a source's `configuration`; throw an EngineError with a path under `path` when it is
    * invalid. No I/O.
@@ -52,19 +142,30 @@ export interface DatabaseKind {
   validateConfiguration(configuration: unknown, path: string): void;
   /** Open (lazily) a connection pool for a source. Must not throw for an unreachable database. */
   connect(sourceName: string, configuration: unknown): SourceConnection;
+  /**
+   * The `default` source a new catalog starts with when the engine's own database is of this kind
+   * (given by `--database-url`, or embedded), else null. The first loaded kind answering wins.
+   */
+  defaultSource?(config: ServerConfig): SourceMetadata | null;
+  /**
+   * Present when the kind captures row changes as events (core/db/event-triggers.ts); its
+   * `<prefix>_create_event_trigger` family of operations exists only then.
+   */
+  readonly eventTriggers?: EventTriggerSupport;
 }
 
 export interface SourceConnection {
   readonly kind: string;
   introspect(): Promise<DatabaseCatalog>;
-  health(timeoutMs?: number): Promise<SourceHealth>;
+  /** Runs `testSql` (the kind's own trivial statement when absent) within `timeoutMs`. */
+  health(timeoutMs?: number, testSql?: string): Promise<SourceHealth>;
   /** Compile one root field into one statement returning a single row with one JSON text column. */
   compileQuery(ir: RootFieldIR, options: CompileOptions): CompiledStatement;
   /**
    * Run a compiled read. `values` are the resolved `params` (JS values, null for SQL NULL).
    * Returns the JSON text exactly as the database produced it.
    */
-  runQuery(statement: CompiledStatement, sessionJson: string, values: readonly unknown[]): Promise<string>;
+  runQuery(statement: CompiledStatement, sessionJson: string, values: readonly unknown[], options?: RunOptions): Promise<string>;
   /**
    * For the explain API: the statement with its parameters written as literals, and the
    * database's plan for it (one line per entry). Optional: kinds without it cannot be explained.
@@ -86,8 +187,28 @@ export interface SourceConnection {
    * the database (for Postgres, the transaction-local setting `svc.user`) before anything runs.
    * Returns each field's JSON text, in order.
    */
-  runMutations?(batch: readonly MutationRun[], sessionJson: string): Promise<string[]>;
+  runMutations?(batch: readonly MutationRun[], sessionJson: string, options?: RunOptions): Promise<string[]>;
+  /**
+   * Compile a subscription's fields (all against this source) into one multiplexed statement.
+   * Optional: kinds without it refuse subscriptions. The result is cached with the plan.
+   */
+  compileMultiplexed?(fields: readonly SubscriptionFieldIR[], options: CompileOptions): MultiplexedStatement;
+  /** Run a multiplexed statement ONCE for a batch of cohorts; one output per cohort, any order. */
+  runMultiplexed?(statement: MultiplexedStatement, cohorts: readonly CohortInput[]): Promise<CohortOutput[]>;
+  /**
+   * A feed of committed writes for change tracking, or null when this source cannot deliver one
+   * (then subscriptions poll). Called once per source connection; the feed closes with it.
+   */
+  changeFeed?(listener: ChangeFeedListener): Promise<ChangeFeed | null>;
   /** Run SQL text as an admin would (introspection helpers, tests). */
   execute(sql: string, values?: readonly unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+  /** Connections open / idle / callers waiting, for the metrics API. Optional: kinds without a pool leave it out. */
+  poolStats?(): PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
 }

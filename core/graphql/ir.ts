@@ -126,7 +126,32 @@ export type FieldIR =
   /** A scalar computed field: its function called with the row (and the field's arguments). */
   | { kind: 'computedScalar'; alias: string; call: FunctionCallIR; type: string }
   /** A computed field returning rows of a table: `select.function` is called with the row. */
-  | { kind: 'computedTable'; alias: string; select: SelectIR };
+  | { kind: 'computedTable'; alias: string; select: SelectIR }
+  /**
+   * A field answered outside this source (a remote relationship): the database puts an object
+   * of the join columns (`{<column>: value}`) under `alias`, and the executor replaces it with
+   * what `join` resolves for all rows of the response at once (one call per batch).
+   */
+  | { kind: 'remoteJoin'; alias: string; columns: Array<{ name: string; type: string }>; join: RemoteJoin };
+
+/** What a request's remote parts run with: the session, the variables and the client's headers. */
+export interface ExternalContext {
+  session: { role: string; variables: Readonly<Record<string, string>> };
+  variables: Readonly<Record<string, unknown>>;
+  /** The client's request headers (lower-case names); empty for transports without any. */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The request's query text (actions send it to their handler as `request_query`). */
+  query?: string;
+}
+
+/**
+ * Resolves one remote-relationship field for a batch of parent rows: `keys[i]` holds the join
+ * values of row i; the answer holds one value per row (null when a key is null). One call for
+ * the whole batch, never one per row.
+ */
+export interface RemoteJoin {
+  resolve(keys: ReadonlyArray<Readonly<Record<string, unknown>>>, ctx: ExternalContext): Promise<unknown[]>;
+}
 
 /** The rows a select reads and how: shared by list, single-row and aggregate selects. */
 export interface SelectFromIR {
@@ -180,3 +205,32 @@ export interface CompileOptions {
   /** Return bigint, numeric, decimal and double precision values as strings. */
   stringifyNumericTypes: boolean;
 }
+
+/**
+ * A streaming subscription field (`<t>_stream`): the rows after the subscriber's cursor, in
+ * cursor order, `batchSize` at a time (rows tying with the last one come along, so equal cursor
+ * values are never split across batches). `select` carries the user's `where` and the role's
+ * filter; its ordering and paging are the stream's own.
+ */
+export interface StreamIR {
+  kind: 'stream';
+  source: string;
+  select: SelectIR;
+  cursor: {
+    column: string;
+    /** The column's database type: the cursor is compared and cast as it. */
+    type: string;
+    direction: 'asc' | 'desc';
+    /** The subscriber's `initial_value`: where its cursor starts. */
+    initial: TypedValueIR;
+  };
+  batchSize: TypedValueIR;
+}
+
+/** One field of a subscription's response, as its one multiplexed statement builds it. */
+export type SubscriptionFieldIR =
+  | { kind: 'root'; key: string; ir: RootFieldIR }
+  | { kind: 'stream'; key: string; ir: StreamIR }
+  /** A source's root-field namespace: an object of fields. */
+  | { kind: 'namespace'; key: string; fields: SubscriptionFieldIR[] }
+  | { kind: 'typename'; key: string; value: string };

@@ -4,6 +4,7 @@
  * never runs resolvers for database fields.
  */
 import type {
+  GraphQLFieldConfigArgumentMap,
   FieldNode,
   FragmentDefinitionNode,
   GraphQLFieldConfig,
@@ -11,7 +12,9 @@ import type {
   GraphQLObjectType,
   GraphQLSchema,
 } from 'graphql';
-import type { RootFieldIR } from './ir.js';
+import type { ExternalContext, FieldIR, RootFieldIR, StreamIR } from './ir.js';
+import type { CollectedField } from './plan/selection.js';
+import type { TableView } from './plan/view.js';
 import type { MutationIR } from './ir-mutation.js';
 import type { SchemaCache } from '../schema-cache/cache.js';
 import type { ServerConfig } from '../config/types.js';
@@ -31,6 +34,8 @@ export interface PlanContext {
   hasVariable(name: string): boolean;
   /** The declared GraphQL type of a variable, as written (e.g. `Int!`). */
   variableType(name: string): string | undefined;
+  /** The operation being planned; subscriptions plan IR for multiplexing instead of statements. */
+  operation?: 'query' | 'mutation' | 'subscription';
 }
 
 export interface DbRootFieldPlanner {
@@ -44,6 +49,8 @@ export interface DbRootFieldPlanner {
    * working; the executor tells mutations apart by this member.
    */
   buildMutationIR?(field: FieldNode, parentType: GraphQLObjectType, ctx: PlanContext): MutationIR;
+  /** Set on streaming subscription fields only (`<t>_stream`); then `buildIR` is never called. */
+  buildStreamIR?(field: FieldNode, parentType: GraphQLObjectType, ctx: PlanContext): StreamIR;
 }
 
 /** A root field that is an object grouping other root fields (a source's root-field namespace). */
@@ -52,7 +59,53 @@ export interface NamespacePlanner {
   fields: Map<string, RootFieldEntry>;
 }
 
-export type RootFieldPlanner = DbRootFieldPlanner | NamespacePlanner;
+/**
+ * A root field answered by another server (a remote schema). Root fields planned with the same
+ * `group` are sent together: one request per group and operation, results split by field.
+ */
+export interface RemoteRootFieldPlanner {
+  kind: 'remote';
+  group: RemoteFieldGroup;
+  /** Plan one occurrence (`field.alias` is the response key); the result goes to `group.run`. */
+  plan(field: FieldNode, parentType: GraphQLObjectType, ctx: PlanContext): RemoteFieldPart;
+}
+
+/** One planned remote root field; opaque to the executor. */
+export interface RemoteFieldPart {
+  readonly group: RemoteFieldGroup;
+}
+
+export interface RemoteFieldGroup {
+  /** Runs the parts of one operation in one call; the answer is the JSON text of each part's value. */
+  run(parts: readonly RemoteFieldPart[], ctx: ExternalContext): Promise<string[]>;
+}
+
+export type RootFieldPlanner = DbRootFieldPlanner | NamespacePlanner | RemoteRootFieldPlanner;
+
+/** A field a plugin adds to a table's row type (a remote relationship). */
+export interface ExtraTableField {
+  /** GraphQL field name. */
+  field: string;
+  /** The field's definition; a thunk, as the types it names are built lazily. */
+  config(): GraphQLFieldConfig<unknown, unknown>;
+  /** The IR of one selection of the field (usually a `remoteJoin`). */
+  plan(field: CollectedField, ctx: PlanContext, path: string): FieldIR;
+}
+
+/** What a table-field extension may use to build its fields: the role's views and shared types. */
+export interface SchemaKit {
+  role: string;
+  /** The role's views of a source's tables, by table key (`schema.name`); empty for an unknown source. */
+  viewsOf(source: string): ReadonlyMap<string, TableView>;
+  /** The row object type and select arguments of a view, from this schema's type registry. */
+  objectType(view: TableView): GraphQLObjectType;
+  selectArgs(view: TableView): GraphQLFieldConfigArgumentMap;
+}
+
+/** Adds fields to table row types; tapped into a draft by a plugin before the sources are added. */
+export interface TableFieldExtension {
+  fieldsFor(view: TableView, kit: SchemaKit): ExtraTableField[];
+}
 
 export interface RootFieldEntry {
   config: GraphQLFieldConfig<unknown, unknown>;
@@ -65,6 +118,8 @@ export interface SchemaDraft {
   subscription: Map<string, RootFieldEntry>;
   /** Extra named types not reachable from root fields (rare; kept for completeness). */
   types: GraphQLNamedType[];
+  /** Plugins adding fields to table row types (remote relationships); taps add theirs EARLY. */
+  tableFields: TableFieldExtension[];
 }
 
 export interface SchemaBuildContext {
@@ -89,4 +144,5 @@ export const emptySchemaDraft = (): SchemaDraft => ({
   mutation: new Map(),
   subscription: new Map(),
   types: [],
+  tableFields: [],
 });

@@ -8,6 +8,7 @@ import { EngineError } from '../errors.js';
 import type { KernelHooks } from '../hooks.js';
 import type { AuthRequest, Session } from '../auth/session.js';
 import type { AppRouterState } from './types.js';
+import { tracing } from '../tracing/tracing.js';
 
 export async function authenticateRequest(ctx: Context, hooks: KernelHooks, body?: unknown): Promise<Session> {
   const state = ctx.state as AppRouterState;
@@ -23,7 +24,13 @@ export async function authenticateRequest(ctx: Context, hooks: KernelHooks, body
 
 /** Runs the auth modes; a request no mode accepts is refused. Response headers stay on `request`. */
 export async function authenticate(hooks: KernelHooks, request: AuthRequest): Promise<Session> {
-  const session = await hooks.onRequestAuth.promise(request);
+  const session = tracing.active
+    ? await tracing.span('auth', {}, async (span) => {
+        const s = await hooks.onRequestAuth.promise(request);
+        if (s) span.setAttribute('svc.role', s.role);
+        return s;
+      })
+    : await hooks.onRequestAuth.promise(request);
   if (!session) {
     throw new EngineError('access-denied', 'x-svc-admin-secret/x-svc-access-key required, but not found', {
       status: 401,

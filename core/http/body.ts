@@ -1,10 +1,40 @@
 /**
  * Reads a request body as JSON with a size limit. Bodies over the limit are refused with 413
- * before they are buffered whole, so a large upload can't exhaust memory.
+ * before they are buffered whole, so a large upload can't exhaust memory. A body must say it is
+ * JSON (415 otherwise): an HTML form or a `text/plain` fetch can be sent cross-site without a CORS
+ * preflight, and carries the victim's cookies. JSON nested deeper than MAX_JSON_DEPTH is refused
+ * before JSON.parse and the code after it recurse into it.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
 import { EngineError } from '../errors.js';
+import { jsonDeeperThan, MAX_JSON_DEPTH } from './nesting.js';
+
+/** `application/json`, or any `application/*+json` (parameters such as charset allowed). */
+export function isJsonContentType(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  // The usual value, checked without allocating.
+  if (value.length === 16 || value.charCodeAt(16) === 0x3b) {
+    if (value.startsWith('application/json')) return true;
+  }
+  const type = value.split(';', 1)[0]!.trim().toLowerCase();
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+export function requireJsonContentType(value: string | undefined): void {
+  if (isJsonContentType(value)) return;
+  const given = value === undefined ? 'none' : JSON.stringify(value.slice(0, 100));
+  throw new EngineError('bad-request', `the request body must be JSON with Content-Type: application/json (given: ${given})`, {
+    status: 415,
+    path: '$',
+  });
+}
+
+/** The body of a POST that must be JSON: content type, size and nesting checked. */
+export async function readJsonRequest(req: IncomingMessage, limit: number): Promise<unknown> {
+  requireJsonContentType(req.headers['content-type']);
+  return parseJsonBody(await readRawBody(req, limit));
+}
 
 export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? NaN);
@@ -42,12 +72,15 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer
   });
 }
 
-export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
-  return parseJsonBody(await readRawBody(ctx.req, limit));
+export function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
+  return readJsonRequest(ctx.req, limit);
 }
 
 export function parseJsonBody(raw: Buffer): unknown {
   if (raw.length === 0) throw new EngineError('invalid-json', 'Error in $: not enough input', { path: '$' });
+  if (jsonDeeperThan(raw, MAX_JSON_DEPTH)) {
+    throw new EngineError('invalid-json', `Error in $: nested deeper than ${MAX_JSON_DEPTH} levels`, { path: '$' });
+  }
   try {
     return JSON.parse(raw.toString('utf8')) as unknown;
   } catch (e) {

@@ -1,12 +1,42 @@
 /**
  * CORS per `--cors-domain` (exact origins, `*`, or wildcard subdomains such as
  * `https://*.example.com:8080`) and `--disable-cors`. With no domain configured every origin is
- * allowed, as in the reference engine.
+ * allowed, as in the reference engine. Stricter than the reference: when credentials can come from
+ * cookies (JWT read from a cookie, or a webhook, which receives the client's cookies) and every
+ * origin is allowed, origins are reflected WITHOUT `Access-Control-Allow-Credentials`, so no other
+ * site can act with a visitor's cookies, unless --cors-wildcard-credentials opts back in.
  */
 import type { Middleware } from 'koa';
+import type { ServerConfig } from '../config/types.js';
+
+export interface CorsPolicy {
+  allowed(origin: string): boolean;
+  /** Whether `Access-Control-Allow-Credentials: true` is sent to allowed origins. */
+  credentials: boolean;
+}
+
+function allowsEveryOrigin(domains: readonly string[] | undefined): boolean {
+  return !domains || domains.length === 0 || domains.includes('*');
+}
+
+/** Whether an auth mode reads credentials a browser attaches by itself (cookies). */
+export function cookieCredentials(config: ServerConfig): boolean {
+  if (config.authHook !== undefined) return true;
+  const header = config.jwtSecret?.['header'];
+  const type = typeof header === 'object' && header !== null ? (header as { type?: unknown }).type : undefined;
+  return typeof type === 'string' && type.toLowerCase() === 'cookie';
+}
+
+export function corsPolicy(config: ServerConfig): CorsPolicy {
+  const everyOrigin = allowsEveryOrigin(config.corsDomain);
+  return {
+    allowed: originMatcher(config.corsDomain),
+    credentials: !(everyOrigin && cookieCredentials(config)) || config.corsWildcardCredentials,
+  };
+}
 
 export function originMatcher(domains: readonly string[] | undefined): (origin: string) => boolean {
-  if (!domains || domains.length === 0 || domains.includes('*')) return () => true;
+  if (!domains || allowsEveryOrigin(domains)) return () => true;
   const exact = new Set<string>();
   const patterns: RegExp[] = [];
   for (const d of domains) {
@@ -29,25 +59,29 @@ export function originMatcher(domains: readonly string[] | undefined): (origin: 
 }
 
 /** The CORS headers of an actual (non-preflight) response to `origin`, or none when it isn't allowed. */
-export function corsHeaders(allowed: (origin: string) => boolean, origin: string | undefined): Array<[string, string]> {
-  if (!origin || !allowed(origin)) return [];
-  return [
-    ['Access-Control-Allow-Origin', origin],
-    ['Access-Control-Allow-Credentials', 'true'],
-    ['Vary', 'Origin'],
-  ];
+export function corsHeaders(policy: CorsPolicy, origin: string | undefined): Array<[string, string]> {
+  if (!origin || !policy.allowed(origin)) return [];
+  return policy.credentials
+    ? [
+        ['Access-Control-Allow-Origin', origin],
+        ['Access-Control-Allow-Credentials', 'true'],
+        ['Vary', 'Origin'],
+      ]
+    : [
+        ['Access-Control-Allow-Origin', origin],
+        ['Vary', 'Origin'],
+      ];
 }
 
-export function cors(domains: readonly string[] | undefined): Middleware {
-  const allowed = originMatcher(domains);
+export function cors(policy: CorsPolicy): Middleware {
   return async (ctx, next) => {
     const origin = ctx.get('origin');
-    if (!origin || !allowed(origin)) {
+    if (!origin || !policy.allowed(origin)) {
       await next();
       return;
     }
     ctx.set('Access-Control-Allow-Origin', origin);
-    ctx.set('Access-Control-Allow-Credentials', 'true');
+    if (policy.credentials) ctx.set('Access-Control-Allow-Credentials', 'true');
     ctx.vary('Origin');
     if (ctx.method === 'OPTIONS' && ctx.get('access-control-request-method')) {
       ctx.set('Access-Control-Allow-Methods', 'GET,POST,PUT,PATCH,DELETE,OPTIONS');

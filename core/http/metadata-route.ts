@@ -6,7 +6,7 @@ import type { Middleware } from 'koa';
 import type { AwilixContainer } from 'awilix';
 import type { KernelHooks } from '../hooks.js';
 import type { ServerConfig } from '../config/types.js';
-import type { Logger } from '../logger.js';
+import { redactSecrets, type Logger } from '../logger.js';
 import { RawJsonBody, type MetadataEndpoint } from '../metadata/operation.js';
 import type { MetadataService } from '../metadata/service.js';
 import { readJsonBody } from './body.js';
@@ -21,7 +21,7 @@ export function metadataRoute(container: AwilixContainer, endpoint: MetadataEndp
     const body = await readJsonBody(ctx, config.maxRequestBodySize);
     const session = await authenticateRequest(ctx, hooks, body);
     if (config.enableMetadataQueryLogging) {
-      logger.info('query-log', { request_id: ctx.state.requestId, endpoint, query: body });
+      logger.info('query-log', { request_id: ctx.state.requestId, endpoint, query: redactSecrets(body) });
     }
     const service = container.resolve<MetadataService>('metadataService');
     const result = await service.handle(body, session, endpoint);

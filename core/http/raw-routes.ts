@@ -6,11 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import type { Logger } from '../logger.js';
+import type { MetricsRegistry } from '../metrics/registry.js';
+import { tracing } from '../tracing/tracing.js';
 import { errorBody, toEngineError } from './error-response.js';
-import { corsHeaders } from './cors.js';
+import { corsHeaders, type CorsPolicy } from './cors.js';
 
 const gzipAsync = promisify(gzip);
 const COMPRESS_THRESHOLD = 1024;
@@ -26,23 +29,47 @@ export interface RawResponse {
   body: string;
   contentType: string;
   headers?: ReadonlyArray<readonly [string, string]>;
+  /** The GraphQL operation type answered (query, mutation, subscription, batch), for metrics. */
+  operationType?: string;
 }
 
 export type RawHandler = (request: RawRequest) => Promise<RawResponse>;
 
+/** Takes over an HTTP upgrade request (websockets): answer or destroy `socket`. */
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
 export class RawRoutes {
   private readonly posts = new Map<string, RawHandler>();
+  private upgradeHandler: UpgradeHandler | undefined;
 
   post(path: string, handler: RawHandler): void {
     this.posts.set(path, handler);
   }
 
+  /** The one handler of HTTP upgrades (the websocket transport); it answers every path. */
+  upgrade(handler: UpgradeHandler): void {
+    if (this.upgradeHandler) throw new Error('an upgrade handler is already registered');
+    this.upgradeHandler = handler;
+  }
+
+  /** Hands an upgrade request to the registered handler; without one, answers 404. */
+  dispatchUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    if (this.upgradeHandler) {
+      this.upgradeHandler(req, socket, head);
+      return;
+    }
+    socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  }
+
   match(req: IncomingMessage): RawHandler | undefined {
     if (req.method !== 'POST' || this.posts.size === 0) return undefined;
-    const url = req.url ?? '';
-    const q = url.indexOf('?');
-    return this.posts.get(q === -1 ? url : url.slice(0, q));
+    return this.posts.get(pathOf(req.url ?? ''));
   }
+}
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
 }
 
 export function requestIdOf(req: IncomingMessage): string {
@@ -59,9 +86,17 @@ export function logHttp(logger: Logger, detail: { requestId: string; method: str
   });
 }
 
+/** Counts a request and its latency; callers check `metrics.enabled` first. */
+export function recordHttp(metrics: MetricsRegistry, endpoint: string, operationType: string, status: number, startedNs: bigint): void {
+  const m = metrics.engine;
+  m.httpRequests.inc({ endpoint, operation_type: operationType, status });
+  m.httpRequestDuration.observe({ endpoint, operation_type: operationType }, Number(process.hrtime.bigint() - startedNs) / 1e9);
+}
+
 export interface RawDispatchDeps {
   logger: Logger;
-  corsAllowed: ((origin: string) => boolean) | null;
+  metrics: MetricsRegistry;
+  cors: CorsPolicy | null;
 }
 
 export async function dispatchRaw(handler: RawHandler, req: IncomingMessage, res: ServerResponse, deps: RawDispatchDeps): Promise<void> {
@@ -70,7 +105,7 @@ export async function dispatchRaw(handler: RawHandler, req: IncomingMessage, res
   const ip = req.socket.remoteAddress ?? '';
   let response: RawResponse;
   try {
-    response = await handler({ req, requestId, ip });
+    response = tracing.active ? await tracedRaw(handler, { req, requestId, ip }) : await handler({ req, requestId, ip });
   } catch (e) {
     // Handlers render their own errors; this catches only the unforeseen.
     const err = toEngineError(e);
@@ -79,8 +114,8 @@ export async function dispatchRaw(handler: RawHandler, req: IncomingMessage, res
   }
   const headers: OutgoingHttpHeaders = { 'content-type': `${response.contentType}; charset=utf-8`, 'x-request-id': requestId };
   for (const [name, value] of response.headers ?? []) appendHeader(headers, name, value);
-  if (deps.corsAllowed) {
-    for (const [name, value] of corsHeaders(deps.corsAllowed, req.headers.origin)) appendHeader(headers, name, value);
+  if (deps.cors) {
+    for (const [name, value] of corsHeaders(deps.cors, req.headers.origin)) appendHeader(headers, name, value);
   }
   let payload: Buffer | string = response.body;
   const accepts = req.headers['accept-encoding'];
@@ -92,7 +127,18 @@ export async function dispatchRaw(handler: RawHandler, req: IncomingMessage, res
   headers['content-length'] = Buffer.byteLength(payload);
   res.writeHead(response.status, headers);
   res.end(payload);
+  if (deps.metrics.enabled) recordHttp(deps.metrics, pathOf(req.url ?? ''), response.operationType ?? '', response.status, startedNs);
   logHttp(deps.logger, { requestId, method: 'POST', url: req.url ?? '', status: response.status, ip, httpVersion: req.httpVersion, startedNs });
+}
+
+function tracedRaw(handler: RawHandler, request: RawRequest): Promise<RawResponse> {
+  const path = pathOf(request.req.url ?? '');
+  return tracing.serverSpan(`POST ${path}`, request.req.headers, { 'http.request.method': 'POST', 'http.route': path, 'svc.request_id': request.requestId }, async (span) => {
+    const response = await handler(request);
+    span.setAttribute('http.response.status_code', response.status);
+    if (response.operationType) span.setAttribute('graphql.operation.type', response.operationType);
+    return response;
+  });
 }
 
 function appendHeader(headers: OutgoingHttpHeaders, name: string, value: string): void {

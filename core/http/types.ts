@@ -8,4 +8,6 @@ export interface AppRouterState {
   scope: AwilixContainer;
   /** Set once the request has been authenticated. */
   session?: Session;
+  /** The GraphQL operation type a route answered, for the request metrics. */
+  operationType?: string;
 }

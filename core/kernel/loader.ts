@@ -1,18 +1,25 @@
 /**
  * Reads a plugin config (config/plugins.json by default) and imports the plugins it lists. A
- * built-in plugin is named by its id and lives in `plugins/<id>/index.ts`; a third-party plugin
+ * built-in plugin is named by its id and lives in `plugins/<id>/index.js` when the engine runs
+ * compiled (dist/), `plugins/<id>/index.ts` from source; a third-party plugin
  * gives a `module` (a path relative to the config file, or a package name) whose default export
  * is the plugin. `--enabled-apis` leaves out `api` plugins of disabled APIs.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { BootError } from '../errors.js';
 import { pluginId, type AnyPlugin, type ApiName } from '../plugin.js';
+import { CODE_ROOT, PACKAGE_ROOT } from '../paths.js';
 
-const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const PLUGINS_DIR = join(PROJECT_ROOT, 'plugins');
-export const DEFAULT_PLUGIN_CONFIG = join(PROJECT_ROOT, 'config', 'plugins.json');
+export const PLUGINS_DIR = join(CODE_ROOT, 'plugins');
+export const DEFAULT_PLUGIN_CONFIG = join(PACKAGE_ROOT, 'config', 'plugins.json');
+
+/** The entry file of a built-in plugin folder: compiled JavaScript first, else TypeScript. */
+function pluginEntry(dir: string): string | undefined {
+  for (const file of ['index.js', 'index.ts']) if (existsSync(join(dir, file))) return join(dir, file);
+  return undefined;
+}
 
 export interface PluginConfigEntry {
   id: string;
@@ -50,13 +57,13 @@ export function readPluginConfig(path: string): { entries: PluginConfigEntry[]; 
   return { entries, baseDir: dirname(path) };
 }
 
-/** Ids of the built-in plugins (folders `plugins/<kind>/<name>` with an index.ts). */
+/** Ids of the built-in plugins (folders `plugins/<kind>/<name>` with an index.js or index.ts). */
 export function builtInPluginIds(): string[] {
   const ids: string[] = [];
   for (const kind of readdirSync(PLUGINS_DIR, { withFileTypes: true })) {
     if (!kind.isDirectory()) continue;
     for (const name of readdirSync(join(PLUGINS_DIR, kind.name), { withFileTypes: true })) {
-      if (name.isDirectory() && existsSync(join(PLUGINS_DIR, kind.name, name.name, 'index.ts'))) {
+      if (name.isDirectory() && pluginEntry(join(PLUGINS_DIR, kind.name, name.name))) {
         ids.push(`${kind.name}/${name.name}`);
       }
     }
@@ -70,8 +77,8 @@ async function importPlugin(entry: PluginConfigEntry, baseDir: string): Promise<
     const isPath = entry.module.startsWith('.') || isAbsolute(entry.module);
     specifier = isPath ? pathToFileURL(resolve(baseDir, entry.module)).href : entry.module;
   } else {
-    const file = join(PLUGINS_DIR, entry.id, 'index.ts');
-    if (!/^[a-z0-9-]+\/[a-z0-9-]+$/.test(entry.id) || !existsSync(file)) {
+    const file = /^[a-z0-9-]+\/[a-z0-9-]+$/.test(entry.id) ? pluginEntry(join(PLUGINS_DIR, entry.id)) : undefined;
+    if (!file) {
       throw new BootError(
         'E_PLUGIN_UNKNOWN',
         `unknown plugin '${entry.id}'; built-in plugins are: ${builtInPluginIds().join(', ')}`,
@@ -81,7 +88,7 @@ async function importPlugin(entry: PluginConfigEntry, baseDir: string): Promise<
   }
   let mod: { default?: unknown };
   try {
-    mod = (await import(specifier)) as { default?: unknown };
+    mod = await importModule(specifier);
   } catch (e) {
     throw new BootError('E_PLUGIN_UNKNOWN', `cannot load plugin '${entry.id}': ${(e as Error).message}`, { cause: e });
   }
@@ -93,6 +100,22 @@ async function importPlugin(entry: PluginConfigEntry, baseDir: string): Promise<
     throw new BootError('E_PLUGIN_CONFIG_INVALID', `plugin config names '${entry.id}' but the module is '${pluginId(plugin)}'`);
   }
   return plugin;
+}
+
+/**
+ * Imports a plugin module. A third-party plugin written in TypeScript still loads when the engine
+ * runs compiled: on Node's "unknown file extension" the tsx loader is registered, once, and the
+ * import retried. The engine's own code never needs it.
+ */
+async function importModule(specifier: string): Promise<{ default?: unknown }> {
+  try {
+    return (await import(specifier)) as { default?: unknown };
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw e;
+    const { register } = await import('tsx/esm/api');
+    register();
+    return (await import(specifier)) as { default?: unknown };
+  }
 }
 
 export async function loadPlugins(path: string, enabledApis: readonly ApiName[]): Promise<LoadedPlugins> {

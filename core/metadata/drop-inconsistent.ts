@@ -2,7 +2,21 @@
  * Removes inconsistent objects from a metadata draft (drop_inconsistent_metadata). Objects are
  * located by their type and definition, in the shapes the schema-cache resolver reports.
  */
+import { asValue, type AwilixContainer } from 'awilix';
 import type { InconsistentObject, MetadataDocument, QualifiedTable, TableMetadata } from './types.js';
+
+export type InconsistencyDropper = (draft: MetadataDocument, object: InconsistentObject) => void;
+
+const DROPPERS_KEY = 'inconsistencyDroppers';
+
+/**
+ * How to remove the inconsistent objects of types that plugins report (query collections, REST
+ * endpoints, ...), by type: a plugin that reports a type registers how to drop it.
+ */
+export function inconsistencyDroppers(container: AwilixContainer): Map<string, InconsistencyDropper> {
+  if (!container.hasRegistration(DROPPERS_KEY)) container.register(DROPPERS_KEY, asValue(new Map<string, InconsistencyDropper>()));
+  return container.resolve<Map<string, InconsistencyDropper>>(DROPPERS_KEY);
+}
 
 type Def = Record<string, unknown>;
 

@@ -54,7 +54,10 @@ function renameColumns(doc: MetadataDocument, source: SourceMetadata, columns: S
     if (isPlainObject(p.permission.set)) p.permission.set = renameKeys(p.permission.set, (k) => renamed(table, k));
   }
   for (const t of source.tables) {
-    if (byTable.has(tableKey(t.table))) renameColumnConfig(t, (k) => renamed(t.table, k));
+    if (byTable.has(tableKey(t.table))) {
+      renameColumnConfig(t, (k) => renamed(t.table, k));
+      renameEventTriggerColumns(t, (c) => renamed(t.table, c));
+    }
     renameRelationshipColumns(t, renamed);
   }
   for (const s of doc.sources) {
@@ -69,6 +72,22 @@ function renameColumns(doc: MetadataDocument, source: SourceMetadata, columns: S
 
 function renameKeys<V>(o: Record<string, V>, rename: (k: string) => string): Record<string, V> {
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [rename(k), v]));
+}
+
+/** Column lists of event triggers follow; their captures are re-created when the change applies. */
+function renameEventTriggerColumns(t: TableMetadata, rename: (c: string) => string): void {
+  for (const e of t.event_triggers ?? []) {
+    const def = e['definition'];
+    if (!isPlainObject(def)) continue;
+    for (const op of ['insert', 'update', 'delete']) {
+      const spec = def[op];
+      if (!isPlainObject(spec)) continue;
+      for (const key of ['columns', 'payload']) {
+        const list = spec[key];
+        if (Array.isArray(list)) spec[key] = list.map((c: unknown) => (typeof c === 'string' ? rename(c) : c));
+      }
+    }
+  }
 }
 
 function renameColumnConfig(t: TableMetadata, rename: (c: string) => string): void {
@@ -106,7 +125,7 @@ function renameRemoteRelationshipColumns(
 ): void {
   const def = isPlainObject(rr.definition) ? rr.definition : rr;
   const mine = (cols: unknown) => (Array.isArray(cols) ? cols.map((c) => (typeof c === 'string' ? own(c) : c)) : cols);
-  if (Array.isArray(def.hasura_fields)) def.hasura_fields = mine(def.hasura_fields);
+  if (Array.isArray(def.svc_fields)) def.svc_fields = mine(def.svc_fields);
   if (isPlainObject(def.to_remote_schema) && Array.isArray(def.to_remote_schema.lhs_fields)) def.to_remote_schema.lhs_fields = mine(def.to_remote_schema.lhs_fields);
   const toSource = def.to_source;
   if (isPlainObject(toSource) && isPlainObject(toSource.field_mapping)) {

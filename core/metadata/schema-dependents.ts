@@ -19,12 +19,17 @@ import {
 } from './dependencies.js';
 import type { MetadataDocument, QualifiedTable, RelationshipMetadata, SourceMetadata, TableMetadata } from './types.js';
 import { qualifiedTableName } from './types.js';
+import { columnsNamedBy, type EventTriggerConf } from './event-trigger-definition.js';
 
-export type SchemaDependent = DependentObject | { kind: 'computed_field'; source: string; table: QualifiedTable; name: string };
+export type SchemaDependent =
+  | DependentObject
+  | { kind: 'computed_field'; source: string; table: QualifiedTable; name: string }
+  | { kind: 'event_trigger'; source: string; table: QualifiedTable; name: string };
 
 export function reportSchemaDependent(d: SchemaDependent): string {
-  if (d.kind !== 'computed_field') return reportDependent(d);
-  return `computed field ${qualifiedTableName(d.table)}.${d.name} in source "${d.source}"`;
+  if (d.kind === 'computed_field') return `computed field ${qualifiedTableName(d.table)}.${d.name} in source "${d.source}"`;
+  if (d.kind === 'event_trigger') return `event-trigger ${qualifiedTableName(d.table)}.${d.name} in source "${d.source}"`;
+  return reportDependent(d);
 }
 
 /** The reference's list: each object once, sorted. */
@@ -47,12 +52,17 @@ export function retypeDependencyError(table: QualifiedTable, column: string, ds:
 export function removeSchemaDependents(doc: MetadataDocument, ds: readonly SchemaDependent[]): void {
   const base: DependentObject[] = [];
   for (const d of ds) {
-    if (d.kind !== 'computed_field') {
+    if (d.kind !== 'computed_field' && d.kind !== 'event_trigger') {
       base.push(d);
       continue;
     }
     const t = doc.sources.find((s) => s.name === d.source)?.tables.find((m) => sameTable(m.table, d.table));
     if (!t) continue;
+    if (d.kind === 'event_trigger') {
+      t.event_triggers = (t.event_triggers ?? []).filter((e) => e['name'] !== d.name);
+      if (t.event_triggers.length === 0) delete t.event_triggers;
+      continue;
+    }
     t.computed_fields = (t.computed_fields ?? []).filter((c) => c.name !== d.name);
     if (t.computed_fields.length === 0) delete t.computed_fields;
   }
@@ -194,7 +204,7 @@ export function remoteRelationshipColumns(
   const def = isPlainObject(rr.definition) ? rr.definition : rr;
   const mine = (cols: unknown) =>
     (Array.isArray(cols) ? cols : []).filter((c): c is string => typeof c === 'string').map((column) => ({ source: ownerSource, table: owner, column }));
-  const out = [...mine(def.hasura_fields)];
+  const out = [...mine(def.svc_fields)];
   const toSchema = def.to_remote_schema;
   if (isPlainObject(toSchema)) out.push(...mine(toSchema.lhs_fields));
   const toSource = def.to_source;
@@ -227,7 +237,16 @@ export function columnDependents(
     ...[...listed, ...reading].map((p) => asPermission(source, p)),
     ...withTraversals(source, rels, catalog),
     ...remoteRelationshipsReading(doc, source, table, column),
+    ...eventTriggersNaming(source, table, column),
   ];
+}
+
+/** Event triggers that listen to or send the column by name (`*` lists follow the table). */
+function eventTriggersNaming(source: SourceMetadata, table: QualifiedTable, column: string): SchemaDependent[] {
+  const t = source.tables.find((m) => sameTable(m.table, table));
+  return (t?.event_triggers ?? [])
+    .filter((e) => isPlainObject(e['definition']) && columnsNamedBy(e as unknown as Pick<EventTriggerConf, 'definition'>).includes(column))
+    .map((e) => ({ kind: 'event_trigger' as const, source: source.name, table, name: String(e['name']) }));
 }
 
 /** Permissions comparing the column with a literal: a type change would change their meaning. */

@@ -168,8 +168,9 @@ export class MetadataService {
             internal: added,
           });
         }
-        next.resourceVersion = await this.deps.store.write(draftRef.draft, cache.resourceVersion);
       }
+      await this.deps.hooks.onMetadataApply.promise({ previous: cache, next, reload: state.reload });
+      if (state.changed) next.resourceVersion = await this.deps.store.write(draftRef.draft, cache.resourceVersion);
       this.install(next, 'local');
     }
     return { body: bulk ? results : results[0], status };
@@ -187,7 +188,7 @@ export class MetadataService {
         if (!names.includes(name) && !catalogs.has(name)) catalogs.set(name, source.catalog);
       }
     }
-    const built = await buildSchemaCache(this.builderDeps, structuredClone(draft), cache.resourceVersion, { catalogs });
+    const built = await buildSchemaCache(this.builderDeps, structuredClone(draft), cache.resourceVersion, { catalogs, reload });
     for (const [name, source] of built.sources) state.catalogs.set(name, source.catalog);
     state.preview = { draftJson, cache: built };
     return built;
@@ -224,7 +225,7 @@ export class MetadataService {
         // The database changed under this request (run_sql): catalogs read earlier are stale.
         const names = reload.sources === true ? [...state.catalogs.keys()] : reload.sources === false ? [] : reload.sources;
         for (const name of names) state.catalogs.delete(name);
-        if (names.length > 0) state.preview = null;
+        if (names.length > 0 || reload.remoteSchemas !== false) state.preview = null;
       },
       invalidateCatalog: (sourceName) => {
         state.catalogs.delete(sourceName);

@@ -9,6 +9,7 @@ import { findDatabaseKind } from '../db/registry.js';
 import type { KernelHooks } from '../hooks.js';
 import type { ServerConfig } from '../config/types.js';
 import type { InconsistentObject, MetadataDocument, SourceMetadata } from '../metadata/types.js';
+import type { ReloadRequest } from '../metadata/operation.js';
 import { ADMIN_ROLE } from '../auth/session.js';
 import { emptySchemaDraft, type RoleSchema } from '../graphql/schema-draft.js';
 import { assembleRoleSchema } from '../graphql/schema/index.js';
@@ -16,10 +17,13 @@ import { resolveSource } from './resolve/index.js';
 import type { ResolvedSource } from './model.js';
 import type { SchemaCache } from './cache.js';
 import type { SourceConnections } from './connections.js';
+import { ProvidedFeatures, unenforcedMetadata } from '../features/index.js';
 
 export interface BuildOptions {
   /** Catalogs already introspected during this request, reused instead of introspecting again. */
   catalogs?: ReadonlyMap<string, DatabaseCatalog>;
+  /** What the request asked to re-read (reload_metadata and friends), for plugins' own caches. */
+  reload?: ReloadRequest | null;
 }
 
 export interface BuilderDeps {
@@ -30,6 +34,7 @@ export interface BuilderDeps {
 }
 
 let nextVersion = 1;
+const NO_FEATURES = new ProvidedFeatures([]);
 
 export async function buildSchemaCache(
   deps: BuilderDeps,
@@ -53,6 +58,8 @@ export async function buildSchemaCache(
   // Keep the metadata's source order in reports, whatever order introspection finished in.
   const order = new Map(metadata.sources.map((s, i) => [s.name, i] as const));
   inconsistent.sort((a, b) => (order.get(sourceOf(a)) ?? 0) - (order.get(sourceOf(b)) ?? 0));
+  const features = deps.container.hasRegistration('features') ? deps.container.resolve<ProvidedFeatures>('features') : NO_FEATURES;
+  inconsistent.push(...unenforcedMetadata(metadata, features));
 
   const roles = new Set<string>([ADMIN_ROLE]);
   for (const source of sources.values()) {
@@ -83,6 +90,15 @@ export async function buildSchemaCache(
       return schema;
     },
   };
+  // Metadata beyond sources (query collections, REST endpoints, ...) is checked by its plugins.
+  if (deps.hooks.onSchemaCacheBuild.isUsed()) {
+    await deps.hooks.onSchemaCacheBuild.promise({
+      cache,
+      addInconsistency: (o) => inconsistent.push(o),
+      addRole: (role) => roles.add(role),
+      reload: options.reload ?? null,
+    });
+  }
   return cache;
 }
 
@@ -98,7 +114,10 @@ async function buildSource(deps: BuilderDeps, meta: SourceMetadata, known?: Data
     kind.validateConfiguration(meta.configuration, '$.configuration');
     const connection = deps.connections.get(meta.name, kind, meta.configuration);
     const catalog = known ?? (await connection.introspect());
-    return await resolveSource(meta, catalog, connection);
+    return await resolveSource(meta, catalog, connection, {
+      env: deps.container.hasRegistration('env') ? deps.container.resolve<NodeJS.ProcessEnv>('env') : process.env,
+      defaultTriggerOnReplication: kind.eventTriggers?.defaultTriggerOnReplication ?? false,
+    });
   } catch (e) {
     return fail((e as Error).message);
   }

@@ -22,6 +22,11 @@ export class SourceConnections {
     return connection;
   }
 
+  /** The open connections by source name. */
+  *open(): IterableIterator<[string, SourceConnection]> {
+    for (const [name, entry] of this.entries) yield [name, entry.connection];
+  }
+
   /** Closes connections of sources that are no longer in the metadata. */
   async retain(names: ReadonlySet<string>): Promise<void> {
     const closing: Promise<void>[] = [];

@@ -18,6 +18,9 @@ import type {
   UpdatePermission,
 } from '../metadata/types.js';
 import type { SourceConnection } from '../db/contract.js';
+import type { ResolvedEventTrigger } from './resolve/event-triggers.js';
+
+export type { ResolvedEventTrigger } from './resolve/event-triggers.js';
 
 export interface ResolvedColumn {
   /** Database column name. */
@@ -93,6 +96,8 @@ export interface ResolvedTable {
   permissions: TablePermissions;
   /** Computed fields that resolved, by name; absent when the table has none. */
   computedFields?: Map<string, ResolvedComputedField>;
+  /** Event triggers that resolved, by name; absent when the table has none. */
+  eventTriggers?: Map<string, ResolvedEventTrigger>;
 }
 
 /**

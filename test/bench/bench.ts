@@ -6,23 +6,25 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { externalCluster, startCluster, type Cluster } from './cluster.js';
+import { externalCluster, startCluster, type Cluster, type ClusterProfile } from './cluster.js';
 import { loadDataset, resetInserted } from './dataset.js';
-import { ADMIN_HEADERS, configureEngine, hasMutationField, startEngineProcess } from './engine-process.js';
+import { ADMIN_HEADERS, configureEngine, hasMutationField, postJson, startEngineProcess } from './engine-process.js';
 import { startFloor } from './floor-process.js';
 import { installPostGraphile, startPostGraphile } from './postgraphile.js';
-import { gateHttp, gateTemplate, type HttpCandidate } from './gate.js';
+import { gateHttp, gateTemplate, planOf, type HttpCandidate } from './gate.js';
 import { engineSqlTemplate } from './sql-template.js';
 import { QUERIES, type BenchQuery } from './queries.js';
 import { ensureWrk } from './wrk.js';
 import { run } from './proc.js';
 import { timeQuery, type Servers } from './timing.js';
 import { writeResults } from './report.js';
-import type { BenchResults, QueryResult } from './results.js';
+import { median, type BenchResults, type QueryResult } from './results.js';
 
 export interface BenchOptions {
   mode: 'quick' | 'full';
   databaseUrl?: string;
+  /** Settings of the private cluster (ignored with databaseUrl). */
+  pgSettings: ClusterProfile;
   withPeers: boolean;
   warmupSeconds: number;
   durationSeconds: number;
@@ -44,6 +46,7 @@ export function defaultOptions(mode: 'quick' | 'full', repoRoot: string): BenchO
   const quick = mode === 'quick';
   return {
     mode,
+    pgSettings: 'tuned',
     withPeers: !quick,
     warmupSeconds: quick ? 1 : 5,
     durationSeconds: quick ? 2 : 10,
@@ -92,8 +95,9 @@ export async function runBench(opts: BenchOptions): Promise<{ results: BenchResu
   }));
   let cluster: Cluster | undefined;
   let pgVersion = 'unknown';
+  let metadataTiming: BenchResults['metadata'];
   try {
-    cluster = opts.databaseUrl ? externalCluster(opts.databaseUrl) : await startCluster(log);
+    cluster = opts.databaseUrl ? externalCluster(opts.databaseUrl) : await startCluster(log, opts.pgSettings);
     stops.push(cluster.stop);
     const db = cluster.url;
     log('loading the dataset (10k authors, 100k articles, 300k comments)');
@@ -102,6 +106,8 @@ export async function runBench(opts: BenchOptions): Promise<{ results: BenchResu
     const engine = await startEngineProcess(opts.repoRoot, db, workDir, opts.engineNodeOptions);
     stops.push(engine.stop);
     await configureEngine(engine.url, opts.poolSize);
+    metadataTiming = await timeReload(engine.url);
+    log(`reload_metadata (introspects the source): median ${metadataTiming.reloadMedianMs.toFixed(1)} ms over ${metadataTiming.samples}`);
     const insertAvailable = await hasMutationField(engine.url, 'insert_article_one');
     log(`engine up at ${engine.url} (pid ${engine.pid}); insert_article_one ${insertAvailable ? 'available' : 'not available yet'}`);
 
@@ -127,6 +133,7 @@ export async function runBench(opts: BenchOptions): Promise<{ results: BenchResu
       const engineSql = q.manualSql ? null : await engineSqlTemplate(engine.url, q);
       const floorSql = q.manualSql?.floor ?? engineSql!;
       const pgbenchSql = q.manualSql?.pgbench ?? engineSql!;
+      if (engineSql !== null && !q.mutation) r.plan = await planOf(db, q, engineSql);
       const floorGate = (await gateTemplate(db, q, floorSql)) ?? 'ok';
       const pgbenchGate = floorSql === pgbenchSql ? floorGate : ((await gateTemplate(db, q, pgbenchSql)) ?? 'ok');
       r.gate['pgbench'] = pgbenchGate === 'ok' && q.manualSql ? 'ok (hand-written INSERT: explain covers queries only)' : pgbenchGate;
@@ -178,13 +185,27 @@ export async function runBench(opts: BenchOptions): Promise<{ results: BenchResu
       warmupSeconds: opts.warmupSeconds, durationSeconds: opts.durationSeconds, pgbenchSeconds: opts.pgbenchSeconds,
       repetitions: opts.repetitions, connections: opts.connections, peerConnections: opts.peerConnections, poolSize: opts.poolSize,
       withPeers: opts.withPeers, externalDatabase: opts.databaseUrl !== undefined, engineNodeOptions: opts.engineNodeOptions,
+      pgSettings: opts.databaseUrl !== undefined ? 'external' : opts.pgSettings,
     },
     machine: await machine(loadStart, pgVersion),
+    ...(metadataTiming ? { metadata: metadataTiming } : {}),
     queries: results,
   };
   const files = writeResults(results_, opts.outDir);
   log(`results: ${files.md}`);
   return { results: results_, files };
+}
+
+/** Metadata operations introspect the database; with JIT on that once cost seconds per call. */
+async function timeReload(url: string): Promise<NonNullable<BenchResults['metadata']>> {
+  const samples: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const started = performance.now();
+    const res = await postJson(url + '/v1/metadata', { type: 'reload_metadata', args: { reload_sources: true } });
+    if (res.status !== 200) throw new Error(`reload_metadata failed: ${JSON.stringify(res.body)}`);
+    samples.push(performance.now() - started);
+  }
+  return { reloadMedianMs: median(samples), samples: samples.length };
 }
 
 async function machine(loadStart: number[], pgVersion: string): Promise<BenchResults['machine']> {

@@ -1,9 +1,10 @@
 /**
- * The engine under test, in its own process (`node bin/svc-graphql-engine.js serve`, so its CPU
- * time is its own), configured through the metadata API: the three tables tracked, their
+ * The engine under test, in its own process (`node bin/svc-graphql-engine.js serve`, the compiled
+ * build as production runs it, built first when the sources changed; its CPU time is its own), configured through the metadata API: the three tables tracked, their
  * relationships, a 10-connection pool, and a `user` role whose rows are filtered on a session
  * variable (written into the table entries with replace_metadata).
  */
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { connect } from 'node:net';
 import { freePort, logTail, sleep, startServer, type ServerProcess } from './proc.js';
@@ -16,7 +17,14 @@ export interface EngineProcess extends ServerProcess {
 }
 
 /** `nodeOptions` go before the script (e.g. `--cpu-prof` to profile the engine). */
-export async function startEngineProcess(repoRoot: string, databaseUrl: string, workDir: string, nodeOptions: readonly string[] = []): Promise<EngineProcess> {
+export async function startEngineProcess(
+  repoRoot: string,
+  databaseUrl: string,
+  workDir: string,
+  nodeOptions: readonly string[] = [],
+  env: Record<string, string> = {},
+): Promise<EngineProcess> {
+  execFileSync(process.execPath, [join(repoRoot, 'scripts/build.js'), '--if-needed'], { cwd: repoRoot, stdio: 'inherit' });
   const port = await freePort();
   const args = [...nodeOptions, join(repoRoot, 'bin/svc-graphql-engine.js'), 'serve'];
   const server = startServer(process.execPath, args, join(workDir, 'engine.log'), {
@@ -31,6 +39,7 @@ export async function startEngineProcess(repoRoot: string, databaseUrl: string, 
       // Per-request HTTP logs off, as PostGraphile runs with --disable-query-log.
       SVC_GRAPHQL_ENABLED_LOG_TYPES: 'startup',
       SVC_GRAPHQL_SCHEMA_SYNC_POLL_INTERVAL: '0',
+      ...env,
     },
   });
   const url = `http://127.0.0.1:${port}`;

@@ -7,6 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { run } from './proc.js';
 import { literalSql } from './sql-template.js';
 import { rootField, type BenchQuery, type Vars } from './queries.js';
+import type { PlanSummary } from './results.js';
 
 export async function psqlJson(url: string, sql: string): Promise<unknown> {
   const out = await run('psql', [url, '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-c', sql]);
@@ -85,4 +86,25 @@ export async function gateTemplate(dbUrl: string, q: BenchQuery, template: strin
     if (!isDeepStrictEqual(got, want)) return `${JSON.stringify(vars)}: SQL gave ${JSON.stringify(got).slice(0, 200)}, expected ${JSON.stringify(want).slice(0, 200)}`;
   }
   return null;
+}
+
+interface ExplainJson {
+  Plan: { 'Total Cost': number };
+  'Execution Time': number;
+  JIT?: { Timing?: { Total?: number } };
+}
+
+/**
+ * The plan of the engine's SQL for the first sample, under the cluster's own settings: with
+ * PostgreSQL defaults, a statement whose estimate crosses `jit_above_cost` is JIT-compiled on
+ * every execution, which the run's figures alone would not explain.
+ */
+export async function planOf(dbUrl: string, q: BenchQuery, template: string): Promise<PlanSummary> {
+  const [plan] = (await psqlJson(dbUrl, `EXPLAIN (ANALYZE, FORMAT JSON) ${literalSql(template, q.samples[0]!)}`)) as ExplainJson[];
+  return {
+    totalCost: plan!.Plan['Total Cost'],
+    jit: plan!.JIT !== undefined,
+    jitMs: plan!.JIT?.Timing?.Total ?? null,
+    executionMs: plan!['Execution Time'],
+  };
 }

@@ -23,14 +23,22 @@ export function markdown(results: BenchResults): string {
     '',
     `Machine: ${m.nproc} cores (${m.cpuModel}), ${m.memGb} GB; load average at start ${m.loadStart.map((x) => x.toFixed(2)).join(' ')}, at end ${m.loadEnd.map((x) => x.toFixed(2)).join(' ')}.`,
     `Node ${m.node}; ${m.postgres}; ${m.wrk}.`,
+    `PostgreSQL settings: ${s['pgSettings'] === 'defaults' ? "PostgreSQL's defaults (jit on)" : s['pgSettings'] === 'tuned' ? 'tuned (shared_buffers 1GB, synchronous_commit off, jit off)' : 'an external database, as configured'}.`,
     `Settings: warm-up ${s['warmupSeconds']} s, runs ${s['durationSeconds']} s × ${s['repetitions']} (pgbench ${s['pgbenchSeconds']} s × ${s['repetitions']}), pool ${s['poolSize']}, ` +
       `engine at c ∈ {${(s['connections'] as number[]).join(', ')}}, peers at c=${s['peerConnections']}. Medians over repetitions; spread is min–max rps.`,
     '',
+    ...(results.metadata ? [`Metadata: reload_metadata (introspecting the source) took ${results.metadata.reloadMedianMs.toFixed(1)} ms (median of ${results.metadata.samples}).`, ''] : []),
     '## Correctness gate',
     '',
     '| Query | Status | Gate |',
     '|---|---|---|',
     ...results.queries.map((q) => `| ${q.id} ${q.title} | ${q.status}${q.note ? `: ${q.note}` : ''} | ${Object.entries(q.gate).map(([c, g]) => `${c}: ${g}`).join('; ')} |`),
+    '',
+    '## Plans of the engine\'s SQL (first sample, EXPLAIN ANALYZE under the run\'s settings)',
+    '',
+    '| Query | total cost | JIT | JIT ms | execution ms |',
+    '|---|---|---|---|---|',
+    ...results.queries.filter((q) => q.plan).map((q) => `| ${q.id} | ${fmt(q.plan!.totalCost)} | ${q.plan!.jit ? 'yes' : 'no'} | ${fmt(q.plan!.jitMs, 1)} | ${fmt(q.plan!.executionMs, 2)} |`),
     '',
     '## Throughput and latency',
     '',
@@ -52,11 +60,12 @@ export function markdown(results: BenchResults): string {
   return lines.join('\n');
 }
 
-/** `<dir>/<yyyy-mm-dd-hhmm>-<mode>.{json,md}`; returns both paths. */
+/** `<dir>/<yyyy-mm-dd-hhmm>-<mode>[-pg-defaults].{json,md}`; returns both paths. */
 export function writeResults(results: BenchResults, dir: string): { json: string; md: string } {
   mkdirSync(dir, { recursive: true });
   const stamp = results.startedAt.slice(0, 16).replace('T', '-').replace(':', '');
-  const base = join(dir, `${stamp}-${results.mode}`);
+  const profile = results.settings['pgSettings'] === 'defaults' ? '-pg-defaults' : '';
+  const base = join(dir, `${stamp}-${results.mode}${profile}`);
   writeFileSync(`${base}.json`, JSON.stringify(results, null, 2) + '\n');
   writeFileSync(`${base}.md`, markdown(results));
   return { json: `${base}.json`, md: `${base}.md` };

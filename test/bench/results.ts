@@ -41,6 +41,16 @@ export interface QueryResult {
   gate: Record<string, string>;
   measurements: Measurement[];
   ratios: Ratios;
+  /** PostgreSQL's plan of the engine's SQL for the first sample, under the run's settings. */
+  plan?: PlanSummary;
+}
+
+export interface PlanSummary {
+  totalCost: number;
+  /** Whether PostgreSQL JIT-compiled the statement, and what that cost. */
+  jit: boolean;
+  jitMs: number | null;
+  executionMs: number;
 }
 
 export interface Ratios {
@@ -70,6 +80,8 @@ export interface BenchResults {
   settings: Record<string, unknown>;
   machine: Machine;
   queries: QueryResult[];
+  /** Time of a metadata operation that introspects the source (reload_metadata). */
+  metadata?: { reloadMedianMs: number; samples: number };
 }
 
 export function median(xs: readonly number[]): number {

@@ -31,11 +31,9 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-export async function createTestDatabase(prefix: string, setupSql?: string): Promise<TestDatabase> {
-  const name = `svc_t_${prefix.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${randomBytes(4).toString('hex')}`;
-  await admin((c) => c.query(`CREATE DATABASE "${name}"`));
-  const url = urlForDatabase(name);
-  const sql = async (text: string, values?: unknown[]) => {
+/** Runs SQL on the database at `url`, each call on a fresh short-lived client. */
+export function sqlOn(url: string): TestDatabase['sql'] {
+  return async (text, values) => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
@@ -44,6 +42,13 @@ export async function createTestDatabase(prefix: string, setupSql?: string): Pro
       await client.end();
     }
   };
+}
+
+export async function createTestDatabase(prefix: string, setupSql?: string): Promise<TestDatabase> {
+  const name = `svc_t_${prefix.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${randomBytes(4).toString('hex')}`;
+  await admin((c) => c.query(`CREATE DATABASE "${name}"`));
+  const url = urlForDatabase(name);
+  const sql = sqlOn(url);
   if (setupSql) await sql(setupSql);
   return {
     name,

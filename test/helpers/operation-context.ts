@@ -4,7 +4,8 @@
  * returns a stub kind that accepts any configuration object with `connection_info`.
  */
 import { createContainer } from 'awilix';
-import { createHooks, type KernelHooks } from '../../core/hooks.js';
+import type { KernelHooks } from '../../core/hooks.js';
+import { createTestKernel } from '../../core/kernel/test-kernel.js';
 import type { AnyPlugin } from '../../core/plugin.js';
 import { EngineError } from '../../core/errors.js';
 import { makeSession } from '../../core/auth/session.js';
@@ -26,6 +27,8 @@ export function stubKind(kindOrPrefix: string): DatabaseKind {
   return {
     kind: KIND_BY_PREFIX[prefix]!,
     prefix,
+    // The postgres stand-in has every capability; the others only what every kind has.
+    capabilities: prefix === 'pg' ? { functions: true, computedFields: true, enumTables: true, runSql: true, mutations: true } : {},
     validateConfiguration(configuration: unknown, path: string): void {
       if (typeof configuration !== 'object' || configuration === null || Array.isArray(configuration)) {
         throw new EngineError('parse-failed', 'expected Object, but encountered ' + typeof configuration, { path });
@@ -123,12 +126,14 @@ export async function makeOperationContext(opts: TestContextOptions = {}): Promi
   return ctx;
 }
 
-/** Hooks with the given plugins registered, as the kernel would do it. */
+/** The stub kinds of every prefix, as `db.<kind>` container fakes. */
+export const stubKindFakes = (): Record<string, DatabaseKind> =>
+  Object.fromEntries(Object.keys(KIND_BY_PREFIX).map((prefix) => [`db.${KIND_BY_PREFIX[prefix]}`, stubKind(prefix)]));
+
+/** Hooks of a real kernel booted with only the given plugins and the stub kinds of every prefix. */
 export async function hooksWith(...plugins: AnyPlugin[]): Promise<KernelHooks> {
-  const hooks = createHooks();
-  const container = createContainer();
-  for (const p of plugins) await p.register(container, hooks, {});
-  return hooks;
+  const kernel = await createTestKernel({ plugins, fakes: stubKindFakes() });
+  return kernel.hooks;
 }
 
 /** Dispatches one operation the way the metadata service does: `get`, never `for`. */

@@ -7,14 +7,14 @@ import { expect } from 'chai';
 import pg from 'pg';
 
 import { BootError } from '../../core/errors.js';
-import { LOCK_FILE_NAME } from '../../core/embedded/lock.js';
+import { LOCK_FILE_NAME } from '../../plugins/db/postgres/embedded/lock.js';
 import {
   EMBEDDED_MAX_CONNECTIONS,
   EMBEDDED_PG_MAJOR,
   startEmbeddedPostgres,
   type EmbeddedLogLevel,
   type EmbeddedPostgres,
-} from '../../core/embedded/pglite.js';
+} from '../../plugins/db/postgres/embedded/pglite.js';
 
 interface LogEntry {
   level: EmbeddedLogLevel;

@@ -1,36 +1,10 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-/** A free loopback port (the engine is started as a separate process, so port 0 can't be read back). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
-
-async function waitForHealth(url: string, child: ChildProcess, ms: number): Promise<string> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`engine exited with ${child.exitCode}`);
-    try {
-      const res = await fetch(`${url}/healthz`);
-      if (res.ok) return await res.text();
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('engine did not become healthy in time');
-}
+import { waitForHealth } from '../helpers/engine-process.js';
+import { freePort, SOURCE_ENTRY } from '../helpers/process.js';
 
 describe('serve on the embedded database (smoke, real process)', function () {
   this.timeout(90_000);
@@ -45,7 +19,7 @@ describe('serve on the embedded database (smoke, real process)', function () {
     const env: NodeJS.ProcessEnv = { ...process.env, SVC_GRAPHQL_SERVER_PORT: String(port), SVC_GRAPHQL_DATA_DIR: dataDir };
     delete env['SVC_GRAPHQL_DATABASE_URL'];
     delete env['SVC_GRAPHQL_METADATA_DATABASE_URL'];
-    child = spawn(process.execPath, ['bin/svc-graphql-engine.js', 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, [...SOURCE_ENTRY, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
     await waitForHealth(url, child, 60_000);

@@ -10,40 +10,148 @@ import type { Session } from '../../auth/session.js';
 import type { ServerConfig } from '../../config/types.js';
 import type { SchemaCacheRef } from '../../schema-cache/ref.js';
 import type { SchemaCache } from '../../schema-cache/cache.js';
-import type { TypedValueIR } from '../ir.js';
-import type { CompiledStatement, SourceConnection } from '../../db/contract.js';
+import type { ExternalContext, TypedValueIR } from '../ir.js';
+import type { RemoteFieldGroup, RemoteFieldPart } from '../schema-draft.js';
+import { applyRemoteJoins } from './remote-joins.js';
+import type { CompiledStatement, RunOptions, SourceConnection } from '../../db/contract.js';
+import type { KernelHooks, LimitContext } from '../../hooks.js';
+import type { LimitGate } from './limits.js';
 import type { GraphQLRequest } from './request.js';
 import { LruCache } from './lru.js';
 import { parseDocument, validateDocument } from './validate.js';
 import { compileOperation, MAX_VARIANTS, variantKey, type CompiledOperation, type OperationKind, type PreparedOperation, type RootStep } from './plan.js';
 import { runMutationSteps } from './mutation.js';
 import { requireSessionVariables } from '../plan/session-variables.js';
+import type { MetricsRegistry } from '../../metrics/registry.js';
+import { tracing } from '../../tracing/tracing.js';
+
+/** Where a request came from, for API limits and the allow-list (`onRequestLimit`). */
+export interface ExecutionMeta {
+  /** `graphql` (HTTP), `rest`, `websocket`. */
+  endpoint: string;
+  ip: string;
+  /** Operations in the request (a batch's length; 1 otherwise). */
+  operationCount: number;
+  /** Set by the executor once the operation is known (query, mutation, subscription), for metrics. */
+  operationType?: string;
+  /** GraphQL over GET: any operation but a query is refused with 405 before it runs. */
+  queryOnly?: boolean;
+  /** The client's request headers, for remote schemas that forward them; absent: none. */
+  headers?: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+const DEFAULT_META = (): ExecutionMeta => ({ endpoint: 'graphql', ip: '', operationCount: 1 });
+
+/** The limit hook and its gate; absent in executors built without a kernel (no limits then). */
+export interface ExecutorLimits {
+  hooks: KernelHooks;
+  gate: LimitGate;
+}
 
 export class GraphQLExecutor {
   private readonly prepared: LruCache<string, PreparedOperation>;
+  private readonly preparing = new Map<string, Promise<PreparedOperation>>();
 
   constructor(
     private readonly ref: SchemaCacheRef,
     private readonly config: ServerConfig,
+    private readonly limits?: ExecutorLimits,
+    private readonly metrics?: MetricsRegistry,
   ) {
     this.prepared = new LruCache(config.queryPlanCacheSize);
   }
 
   /** Runs one request; returns the response body as JSON text. Throws EngineError for request errors. */
-  async execute(request: GraphQLRequest, session: Session): Promise<string> {
+  async execute(request: GraphQLRequest, session: Session, meta: ExecutionMeta = DEFAULT_META()): Promise<string> {
+    return `{"data":${await this.executeData(request, session, meta)}}`;
+  }
+
+  /** Runs one request; returns the JSON text of its `data` object (REST endpoints answer it bare). */
+  async executeData(request: GraphQLRequest, session: Session, meta: ExecutionMeta = DEFAULT_META()): Promise<string> {
     const cache = this.ref.current;
-    const prepared = await this.prepare(cache, request, session.role);
+    const prepared = tracing.active
+      ? await tracing.span('graphql.plan', { 'graphql.operation.name': request.operationName ?? '' }, () => this.prepare(cache, request, session.role))
+      : await this.prepare(cache, request, session.role);
+    meta.operationType = prepared.kind;
+    if (meta.queryOnly && prepared.kind !== 'query') {
+      throw new EngineError('method-not-allowed', `${prepared.kind}s are not allowed over GET; use POST`, { status: 405, path: '$' });
+    }
     if (prepared.kind === 'subscription') {
       throw new EngineError('validation-failed', 'subscriptions are not supported over HTTP, use websockets instead', { path: '$' });
     }
+    // No limit set anywhere (the usual case): no context object, no hook call.
+    const run = this.limits?.gate.isActive(cache) ? await this.checkLimits(prepared, cache, session, meta) : undefined;
     const variables = coerceVariables(prepared, request);
-    const compiled = this.compiled(prepared, cache, variables);
+    const compiled = tracing.active
+      ? await tracing.span('graphql.compile', { 'graphql.operation.type': prepared.kind }, async () => this.compiled(prepared, cache, variables))
+      : this.compiled(prepared, cache, variables);
     const sessionJson = JSON.stringify(session.variables);
+    const external: ExternalContext = { session, variables, headers: meta.headers ?? NO_HEADERS, query: request.query };
     // Mutations run first, in one transaction per source; the splice below just reads their results.
     const mutated =
-      prepared.kind === 'mutation' ? await runMutationSteps(compiled.steps, variables, session, sessionJson, bindParams) : NO_RESULTS;
-    const parts = await this.runSteps(compiled.steps, variables, session, sessionJson, await this.introspect(prepared, compiled, request), mutated);
-    return `{"data":${parts}}`;
+      prepared.kind === 'mutation' ? await this.mutate(compiled.steps, variables, session, sessionJson, external, run) : NO_RESULTS;
+    // Remote root fields: one request per remote schema, under way while the database answers.
+    const remote = compiled.remote ? startRemoteGroups(compiled.steps, external) : NO_REMOTE;
+    const introspection = await this.introspect(prepared, compiled, request);
+    return this.runSteps(compiled.steps, variables, session, sessionJson, introspection, mutated, remote, external, run);
+  }
+
+  private async mutate(
+    steps: readonly RootStep[],
+    variables: Record<string, unknown>,
+    session: Session,
+    sessionJson: string,
+    external: ExternalContext,
+    run?: RunOptions,
+  ): Promise<ReadonlyMap<RootStep, string>> {
+    const results = await runMutationSteps(steps, variables, session, sessionJson, bindParams, run);
+    for (const [step, json] of results) {
+      if (step.kind === 'mutation' && step.joins) results.set(step, await applyRemoteJoins(json, step.joins, external));
+    }
+    return results;
+  }
+
+  /**
+   * The allow-list and API-limit checks alone (for transports that run operations their own way,
+   * such as subscriptions): throws when the operation is refused; otherwise returns the run
+   * options (the time limit's deadline) its statements must be given.
+   */
+  async admit(request: GraphQLRequest, session: Session, meta: ExecutionMeta = DEFAULT_META()): Promise<RunOptions | undefined> {
+    const cache = this.ref.current;
+    const prepared = await this.prepare(cache, request, session.role);
+    return this.limits?.gate.isActive(cache) ? this.checkLimits(prepared, cache, session, meta) : undefined;
+  }
+
+  private async checkLimits(
+    prepared: PreparedOperation,
+    cache: SchemaCache,
+    session: Session,
+    meta: ExecutionMeta,
+  ): Promise<RunOptions | undefined> {
+    const ctx: LimitContext = {
+      session,
+      endpoint: meta.endpoint,
+      operationCount: meta.operationCount,
+      ip: meta.ip,
+      operation: prepared,
+      cache,
+      timeLimitSeconds: undefined,
+    };
+    await this.limits!.hooks.onRequestLimit.promise(ctx);
+    return ctx.timeLimitSeconds === undefined ? undefined : { deadline: Date.now() + ctx.timeLimitSeconds * 1000 };
+  }
+
+  /**
+   * Plans a subscription for the websocket transport: the compiled operation (shared by every
+   * request with the same text and shaping variables) and the request's coerced variables.
+   * Null when the operation is a query or mutation, which `execute` runs.
+   */
+  async planSubscription(request: GraphQLRequest, session: Session): Promise<SubscriptionRequestPlan | null> {
+    const cache = this.ref.current;
+    const prepared = await this.prepare(cache, request, session.role);
+    if (prepared.kind !== 'subscription') return null;
+    const variables = coerceVariables(prepared, request);
+    return { compiled: this.compiled(prepared, cache, variables), variables, schemaVersion: cache.version };
   }
 
   /**
@@ -61,7 +169,18 @@ export class GraphQLExecutor {
   private async prepare(cache: SchemaCache, request: GraphQLRequest, role: string): Promise<PreparedOperation> {
     const key = `${cache.version}\u0000${role}\u0000${request.operationName ?? ''}\u0000${request.query}`;
     const hit = this.prepared.get(key);
+    if (this.metrics?.enabled) this.metrics.engine.planCacheLookups.inc({ result: hit ? 'hit' : 'miss' });
     if (hit) return hit;
+    // Concurrent first requests of one text (a burst of subscribers) parse and validate it once.
+    let pending = this.preparing.get(key);
+    if (!pending) {
+      pending = this.prepareNew(cache, request, role, key).finally(() => this.preparing.delete(key));
+      this.preparing.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async prepareNew(cache: SchemaCache, request: GraphQLRequest, role: string, key: string): Promise<PreparedOperation> {
     const roleSchema = await cache.schemaFor(role);
     const document = parseDocument(request.query);
     validateDocument(roleSchema.schema, document);
@@ -79,6 +198,7 @@ export class GraphQLExecutor {
       document,
       operation,
       kind: operation.operation as OperationKind,
+      definition: operation,
       fragments,
       structural: [],
       variants: new Map(),
@@ -127,6 +247,9 @@ export class GraphQLExecutor {
     sessionJson: string,
     introspection: Record<string, unknown> | null,
     mutated: ReadonlyMap<RootStep, string>,
+    remote: ReadonlyMap<RootStep, Promise<string>>,
+    external: ExternalContext,
+    run?: RunOptions,
   ): Promise<string> {
     const values = await Promise.all(
       steps.map(async (step): Promise<string> => {
@@ -136,13 +259,18 @@ export class GraphQLExecutor {
           case 'introspection':
             return JSON.stringify(introspection?.[step.key] ?? null);
           case 'namespace':
-            return this.runSteps(step.steps, variables, session, sessionJson, introspection, mutated);
+            return this.runSteps(step.steps, variables, session, sessionJson, introspection, mutated, remote, external, run);
           case 'mutation':
             return mutated.get(step) ?? 'null';
+          case 'live':
+            throw new EngineError('unexpected', 'a subscription field reached the query executor');
+          case 'remote':
+            return (await remote.get(step)) ?? 'null';
           case 'db': {
             requireSessionVariables(step.sessionVariables, session);
             const bound = bindParams(step.statement.params, variables, session);
-            return step.connection.runQuery(step.statement, sessionJson, bound);
+            const json = await step.connection.runQuery(step.statement, sessionJson, bound, run);
+            return step.joins ? applyRemoteJoins(json, step.joins, external) : json;
           }
         }
       }),
@@ -163,6 +291,13 @@ export interface PlannedField {
   db: { connection: SourceConnection; statement: CompiledStatement; sessionJson: string; values: unknown[] } | null;
 }
 
+export interface SubscriptionRequestPlan {
+  compiled: CompiledOperation;
+  variables: Record<string, unknown>;
+  /** The schema cache version the plan was made against. */
+  schemaVersion: number;
+}
+
 export interface RequestPlan {
   kind: OperationKind;
   fields: PlannedField[];
@@ -180,6 +315,40 @@ function plannedFields(steps: readonly RootStep[], prefix: string, variables: Re
 }
 
 const NO_RESULTS: ReadonlyMap<RootStep, string> = new Map();
+const NO_REMOTE: ReadonlyMap<RootStep, Promise<string>> = new Map();
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+type RemoteStep = Extract<RootStep, { kind: 'remote' }>;
+
+function collectRemote(steps: readonly RootStep[], out: RemoteStep[]): void {
+  for (const s of steps) {
+    if (s.kind === 'remote') out.push(s);
+    else if (s.kind === 'namespace') collectRemote(s.steps, out);
+  }
+}
+
+/** Starts one call per remote group (a remote schema) with all of its root fields of the operation. */
+function startRemoteGroups(steps: readonly RootStep[], external: ExternalContext): Map<RootStep, Promise<string>> {
+  const all: RemoteStep[] = [];
+  collectRemote(steps, all);
+  const groups = new Map<RemoteFieldGroup, RemoteStep[]>();
+  for (const s of all) {
+    const group = groups.get(s.part.group);
+    if (group) group.push(s);
+    else groups.set(s.part.group, [s]);
+  }
+  const out = new Map<RootStep, Promise<string>>();
+  for (const [group, members] of groups) {
+    const answer = group.run(members.map((m): RemoteFieldPart => m.part), external);
+    members.forEach((m, i) => {
+      const text = answer.then((texts) => texts[i] ?? 'null');
+      // Read by runSteps; if another field fails first nobody does, which must not go unhandled.
+      text.catch(() => undefined);
+      out.set(m, text);
+    });
+  }
+  return out;
+}
 
 const NO_VARIABLES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 

@@ -9,6 +9,7 @@ import { returningSelect, type MutationIR, type MutationReturnIR } from '../ir-m
 import type { Session } from '../../auth/session.js';
 import { requireSessionVariables, sessionVariablesOfQuery } from '../plan/session-variables.js';
 import type { RootStep } from './plan.js';
+import type { RunOptions } from '../../db/contract.js';
 
 type MutationStep = Extract<RootStep, { kind: 'mutation' }>;
 export type BindParams = (params: readonly TypedValueIR[], variables: Record<string, unknown>, session: Session) => unknown[];
@@ -26,6 +27,7 @@ export async function runMutationSteps(
   session: Session,
   sessionJson: string,
   bind: BindParams,
+  run?: RunOptions,
 ): Promise<Map<RootStep, string>> {
   const all: MutationStep[] = [];
   collect(steps, all);
@@ -41,7 +43,7 @@ export async function runMutationSteps(
   for (const group of groups.values()) {
     const conn = group[0]!.connection;
     const batch = group.map((s) => ({ mutation: s.mutation, values: bind(s.mutation.params, variables, session) }));
-    const out = await conn.runMutations!(batch, sessionJson);
+    const out = await conn.runMutations!(batch, sessionJson, run);
     group.forEach((s, i) => results.set(s, out[i] ?? 'null'));
   }
   return results;

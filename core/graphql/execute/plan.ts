@@ -16,8 +16,9 @@ import {
 } from 'graphql';
 import { EngineError } from '../../errors.js';
 import type { CompiledMutation, CompiledStatement, SourceConnection } from '../../db/contract.js';
-import type { CompileOptions } from '../ir.js';
-import type { PlanContext, RoleSchema, RootFieldEntry } from '../schema-draft.js';
+import type { CompileOptions, SubscriptionFieldIR } from '../ir.js';
+import type { PlanContext, RemoteFieldPart, RoleSchema, RootFieldEntry } from '../schema-draft.js';
+import { joinShapeOfMutation, joinShapeOfQuery, joinShapeOfSelect, type JoinShape } from './remote-joins.js';
 import type { SchemaCache } from '../../schema-cache/cache.js';
 import { collectFields } from './collect.js';
 import { sessionVariablesOf } from './mutation.js';
@@ -27,7 +28,17 @@ import { NO_QUERIES_FIELD } from '../schema/assemble.js';
 export type RootStep =
   | { kind: 'typename'; key: string; value: string }
   /** `sessionVariables`: what the statement reads from the session; a missing one is an error. */
-  | { kind: 'db'; key: string; connection: SourceConnection; statement: CompiledStatement; sessionVariables?: readonly string[] }
+  | {
+      kind: 'db';
+      key: string;
+      connection: SourceConnection;
+      statement: CompiledStatement;
+      sessionVariables?: readonly string[];
+      /** Remote joins to fill into the answer; absent (the usual case) when there are none. */
+      joins?: JoinShape;
+    }
+  /** A remote schema's root field; sent with the other fields of its group in one request. */
+  | { kind: 'remote'; key: string; part: RemoteFieldPart }
   | { kind: 'namespace'; key: string; steps: RootStep[] }
   /** A mutation root field; run with the other mutations of its source in one transaction. */
   | {
@@ -38,13 +49,18 @@ export type RootStep =
       mutation: CompiledMutation;
       /** Session variables the role's presets, filters and checks read; missing ones are an error. */
       sessionVariables: readonly string[];
+      joins?: JoinShape;
     }
-  | { kind: 'introspection'; key: string; field: FieldNode };
+  | { kind: 'introspection'; key: string; field: FieldNode }
+  /** A subscription's database field: its IR, compiled with the others into one multiplexed statement. */
+  | { kind: 'live'; key: string; source: string; connection: SourceConnection; field: SubscriptionFieldIR };
 
 export interface CompiledOperation {
   steps: RootStep[];
   /** Root introspection fields, run through graphql-js as one small document; null when none. */
   introspection: DocumentNode | null;
+  /** Whether any step (at any depth) is a remote root field. */
+  remote: boolean;
 }
 
 export type OperationKind = 'query' | 'mutation' | 'subscription';
@@ -54,6 +70,8 @@ export interface PreparedOperation {
   roleSchema: RoleSchema;
   document: DocumentNode;
   operation: OperationDefinitionNode;
+  /** The same node as `operation`: the name `onRequestLimit` enforcers read it by (LimitedOperation). */
+  definition: OperationDefinitionNode;
   kind: OperationKind;
   fragments: Record<string, FragmentDefinitionNode>;
   /** Variables whose values shape the plan; the variant key is made of their values. */
@@ -94,6 +112,7 @@ export function compileOperation(
     schema: prepared.roleSchema.schema,
     fragments: prepared.fragments,
     role: prepared.roleSchema.role,
+    operation: prepared.kind,
     readVariable(name) {
       reads.add(name);
       return variables[name];
@@ -119,7 +138,7 @@ export function compileOperation(
             ...Object.values(prepared.fragments),
           ],
         };
-  return { compiled: { steps, introspection }, structuralReads: reads };
+  return { compiled: { steps, introspection, remote: hasRemote(steps) }, structuralReads: reads };
 }
 
 function planSelection(
@@ -160,6 +179,10 @@ function planSelection(
       steps.push({ kind: 'namespace', key, steps: planSelection(nsType, { selectionSet: merged.selectionSet }, entry.planner.fields, cache, ctx, options, introspectionFields) });
       continue;
     }
+    if (entry.planner.kind === 'remote') {
+      steps.push({ kind: 'remote', key, part: entry.planner.plan(merged, type, ctx) });
+      continue;
+    }
     const source = cache.sources.get(entry.planner.source);
     if (!source) throw new EngineError('unexpected', `source "${entry.planner.source}" is not available`);
     if (entry.planner.buildMutationIR) {
@@ -175,15 +198,33 @@ function planSelection(
         connection: conn,
         mutation: conn.compileMutation(mir, options),
         sessionVariables: sessionVariablesOf(mir),
+        ...withJoins(joinShapeOfMutation(mir)),
       });
+      continue;
+    }
+    if (ctx.operation === 'subscription') {
+      const planner = entry.planner;
+      const field: SubscriptionFieldIR = planner.buildStreamIR
+        ? { kind: 'stream', key, ir: planner.buildStreamIR(merged, type, ctx) }
+        : { kind: 'root', key, ir: planner.buildIR(merged, type, ctx) };
+      // A poll answers many subscribers with one statement; a remote join per poll would not batch.
+      if (field.kind === 'stream' ? joinShapeOfSelect(field.ir.select) : joinShapeOfQuery(field.ir)) {
+        throw new EngineError('not-supported', 'Remote relationships are not allowed in subscriptions', { path: `$.selectionSet.${name}` });
+      }
+      steps.push({ kind: 'live', key, source: source.name, connection: source.connection, field });
       continue;
     }
     const ir = entry.planner.buildIR(merged, type, ctx);
     const statement = source.connection.compileQuery(ir, options);
-    steps.push({ kind: 'db', key, connection: source.connection, statement, sessionVariables: sessionVariablesOfQuery(ir) });
+    steps.push({ kind: 'db', key, connection: source.connection, statement, sessionVariables: sessionVariablesOfQuery(ir), ...withJoins(joinShapeOfQuery(ir)) });
   }
   return steps;
 }
+
+const hasRemote = (steps: readonly RootStep[]): boolean =>
+  steps.some((s) => s.kind === 'remote' || (s.kind === 'namespace' && hasRemote(s.steps)));
+
+const withJoins = (joins: JoinShape | null): { joins?: JoinShape } => (joins ? { joins } : {});
 
 /** Fields with one response key are merged (validation guarantees they are compatible). */
 function mergeFieldNodes(nodes: FieldNode[]): FieldNode {

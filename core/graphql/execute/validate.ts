@@ -20,10 +20,19 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { EngineError } from '../../errors.js';
+import { graphqlDeeperThan, MAX_GRAPHQL_DEPTH, MAX_GRAPHQL_TOKENS } from '../../http/nesting.js';
 
+/**
+ * Bounded before anything recursive runs: nesting by a linear scan, size by graphql-js's token
+ * limit. Past either, a `validation-failed` error instead of a stack overflow or a parse that
+ * takes seconds.
+ */
 export function parseDocument(query: string): DocumentNode {
+  if (graphqlDeeperThan(query, MAX_GRAPHQL_DEPTH)) {
+    throw new EngineError('validation-failed', `the query is nested deeper than ${MAX_GRAPHQL_DEPTH} levels`, { path: '$.query' });
+  }
   try {
-    return parse(query, { noLocation: false });
+    return parse(query, { noLocation: false, maxTokens: MAX_GRAPHQL_TOKENS });
   } catch (e) {
     const message = e instanceof GraphQLError ? e.message : String(e);
     throw new EngineError('validation-failed', `not a valid graphql query: ${message}`, { path: '$.query' });

@@ -108,6 +108,8 @@ export function buildFields(view: TableView, set: SelectionSetNode, ctx: PlanCon
     }
     const computed = view.computedFieldsByField.get(f.name);
     if (computed) return computedFieldIR(computed, f, ctx, at);
+    const extra = view.extraFields?.get(f.name);
+    if (extra) return extra.plan(f, ctx, at);
     throw notFound(f.name, view.names.object, at);
   });
 }

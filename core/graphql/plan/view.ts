@@ -6,6 +6,7 @@
  * column without consulting the GraphQL schema at plan time.
  */
 import type { BoolExpIR, TableRef } from '../ir.js';
+import type { ExtraTableField } from '../schema-draft.js';
 import type { BoolExpJson } from '../../metadata/types.js';
 import type {
   ResolvedColumn,
@@ -73,6 +74,9 @@ export interface TableAccess {
   filter: BoolExpJson | null;
   limit: number | null;
   allowAggregations: boolean;
+  /** `query_root_fields` / `subscription_root_fields` of the permission; null: all of them. */
+  queryRootFields: readonly string[] | null;
+  subscriptionRootFields: readonly string[] | null;
 }
 
 export interface TableView {
@@ -95,6 +99,8 @@ export interface TableView {
   sourceTables: ReadonlyMap<string, ResolvedTable>;
   /** The role's row filter as IR, built on first use. Null for admin or an empty filter. */
   permissionFilter(): BoolExpIR | null;
+  /** Fields other plugins add to the row (remote relationships), by field name; set once per draft. */
+  extraFields?: ReadonlyMap<string, ExtraTableField>;
 }
 
 export const tableRef = (t: ResolvedTable): TableRef => ({ schema: t.table.schema, name: t.table.name });

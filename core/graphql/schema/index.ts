@@ -23,8 +23,8 @@ import type { ResolvedSource } from '../../schema-cache/model.js';
 import type { NamespacePlanner, RootFieldEntry, SchemaBuildContext, SchemaDraft } from '../schema-draft.js';
 import { Naming } from './naming.js';
 import { registryFor } from './registry.js';
-import { buildTableViews } from './views.js';
-import { tableRootFields } from './root-fields.js';
+import { tableRootFields, type ReadRoot } from './root-fields.js';
+import { roleViews } from './extra-fields.js';
 import { rootFieldMap } from './assemble.js';
 import { addMutationsToDraft } from './mutation/index.js';
 import { functionViews } from './function-views.js';
@@ -34,44 +34,51 @@ export { assembleRoleSchema, NO_QUERIES_FIELD } from './assemble.js';
 export { Naming, namingConventionOf, tableTypeNames, type NamingConvention, type TableTypeNames } from './naming.js';
 export { buildTableViews } from './views.js';
 
-export function addSourceToDraft(draft: SchemaDraft, source: ResolvedSource, ctx: SchemaBuildContext): SchemaDraft {
+export interface AddSourceOptions {
+  /** Whether the source's kind can write (`mutations` capability); without it no mutation root fields. Default true. */
+  mutations?: boolean;
+}
+
+export function addSourceToDraft(draft: SchemaDraft, source: ResolvedSource, ctx: SchemaBuildContext, options: AddSourceOptions = {}): SchemaDraft {
   const reg = registryFor(draft);
   const naming = new Naming(source.customization);
-  const views = buildTableViews(source, ctx.role, naming);
+  const views = roleViews(draft, source, ctx);
   const functions = functionRootFields(reg, functionViews(source, ctx.role, views, ctx.config.inferFunctionPermissions));
   // Mutation fields first: a role may write a table it cannot read.
-  addMutationsToDraft(draft, source, ctx, naming, views, functions.mutation);
+  if (options.mutations !== false) addMutationsToDraft(draft, source, ctx, naming, views, functions.mutation);
 
-  const entries = new Map<string, RootFieldEntry>();
+  const streams = !ctx.config.experimentalFeatures.includes('hide_stream_fields');
   const keys = [...views.keys()].sort();
-  for (const key of keys) {
-    for (const [name, entry] of tableRootFields(reg, views.get(key)!)) {
-      if (!entries.has(name)) entries.set(name, entry);
+  const rootEntries = (root: ReadRoot): Map<string, RootFieldEntry> => {
+    const entries = new Map<string, RootFieldEntry>();
+    for (const key of keys) {
+      for (const [name, entry] of tableRootFields(reg, views.get(key)!, root, streams)) {
+        if (!entries.has(name)) entries.set(name, entry);
+      }
     }
-  }
-  for (const [name, entry] of functions.query) if (!entries.has(name)) entries.set(name, entry);
-  if (entries.size === 0) return draft;
-
+    for (const [name, entry] of functions.query) if (!entries.has(name)) entries.set(name, entry);
+    return entries;
+  };
   const namespace = source.customization.root_fields?.namespace;
-  if (!namespace) {
-    for (const [name, entry] of entries) {
-      // The first source to claim a name keeps it; clashes are the schema cache's to report.
-      if (!draft.query.has(name)) draft.query.set(name, entry);
-      if (!draft.subscription.has(name)) draft.subscription.set(name, entry);
-    }
-    return draft;
-  }
+  addRootEntries(draft.query, rootEntries('query'), namespace, naming.type(`${namespace}_query`));
+  addRootEntries(draft.subscription, rootEntries('subscription'), namespace, naming.type(`${namespace}_subscription`));
+  return draft;
+}
 
-  const existing = draft.query.get(namespace);
+/** Adds a source's entries to one root, under the source's namespace when it has one. */
+function addRootEntries(root: Map<string, RootFieldEntry>, entries: Map<string, RootFieldEntry>, namespace: string | undefined, nsType: string): void {
+  if (entries.size === 0) return;
+  if (!namespace) {
+    // The first source to claim a name keeps it; clashes are the schema cache's to report.
+    for (const [name, entry] of entries) if (!root.has(name)) root.set(name, entry);
+    return;
+  }
+  const existing = root.get(namespace);
   if (existing?.planner.kind === 'namespace') {
     for (const [name, entry] of entries) if (!existing.planner.fields.has(name)) existing.planner.fields.set(name, entry);
-    return draft;
+    return;
   }
-  if (existing) return draft;
-  const ns = namespaceEntry(naming.type(`${namespace}_query`), entries);
-  draft.query.set(namespace, ns);
-  if (!draft.subscription.has(namespace)) draft.subscription.set(namespace, ns);
-  return draft;
+  if (!existing) root.set(namespace, namespaceEntry(nsType, entries));
 }
 
 /** A root field grouping other root fields; its type reads the map lazily, so later sources can add to it. */

@@ -86,6 +86,7 @@ export function objectType(reg: TypeRegistry, view: TableView): GraphQLObjectTyp
           }
         }
         for (const c of view.computedFields) fields[c.field] = computedFieldConfig(reg, view, c);
+        for (const [name, extra] of view.extraFields ?? []) if (!(name in fields)) fields[name] = extra.config();
         return sortedFields(fields);
       },
     }),

@@ -9,12 +9,35 @@ import { rootFieldPlanner } from '../plan/root.js';
 import { aggregateType, columnDescription, columnValueType, objectType, selectArgs } from './objects.js';
 import { quoted } from './inputs.js';
 import type { TypeRegistry } from './registry.js';
+import { streamRootField } from './stream-fields.js';
 
-export function tableRootFields(reg: TypeRegistry, view: TableView): Map<string, RootFieldEntry> {
+export type ReadRoot = 'query' | 'subscription';
+
+/**
+ * The read root fields of a table under `query_root` or `subscription_root`, narrowed by the
+ * select permission's `query_root_fields` / `subscription_root_fields` (absent: all of them).
+ * `streams`: whether `subscription_root` gets `<t>_stream`.
+ */
+export function tableRootFields(reg: TypeRegistry, view: TableView, root: ReadRoot = 'query', streams = false): Map<string, RootFieldEntry> {
+  const allowed = root === 'query' ? view.access.queryRootFields : view.access.subscriptionRootFields;
   const out = new Map<string, RootFieldEntry>();
+  for (const [name, kind, entry] of readRootFields(reg, view, root === 'subscription' && streams)) {
+    if (allowed === null || allowed.includes(kind)) out.set(name, entry);
+  }
+  return out;
+}
+
+type RootFieldKindName = 'select' | 'select_by_pk' | 'select_aggregate' | 'select_stream';
+
+function readRootFields(reg: TypeRegistry, view: TableView, stream: boolean): Array<[string, RootFieldKindName, RootFieldEntry]> {
+  const out = new Map<string, RootFieldEntry>();
+  const kinds = new Map<string, RootFieldKindName>();
   const names = view.naming.rootFields(view.table);
   const table = quoted(view);
   const row = objectType(reg, view);
+  kinds.set(names.select, 'select');
+  kinds.set(names.select_by_pk, 'select_by_pk');
+  kinds.set(names.select_aggregate, 'select_aggregate');
 
   out.set(names.select, {
     config: {
@@ -49,5 +72,10 @@ export function tableRootFields(reg: TypeRegistry, view: TableView): Map<string,
       planner: rootFieldPlanner(view, 'select_aggregate'),
     });
   }
-  return out;
+  const streamField = stream ? streamRootField(reg, view) : null;
+  if (streamField) {
+    out.set(streamField[0], streamField[1]);
+    kinds.set(streamField[0], 'select_stream');
+  }
+  return [...out].map(([name, entry]) => [name, kinds.get(name)!, entry]);
 }

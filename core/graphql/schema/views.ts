@@ -17,13 +17,22 @@ const GRAPHQL_NAME_RE = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
 function accessFor(table: ResolvedTable, role: string): { access: TableAccess; columns: ResolvedColumn[] } | null {
   if (role === ADMIN_ROLE) {
-    return { access: { filter: null, limit: null, allowAggregations: true }, columns: table.columns };
+    return {
+      access: { filter: null, limit: null, allowAggregations: true, queryRootFields: null, subscriptionRootFields: null },
+      columns: table.columns,
+    };
   }
   const perm = table.permissions.select.get(role);
   if (!perm) return null;
   const allowed = perm.columns === '*' ? null : new Set(perm.columns);
   return {
-    access: { filter: perm.filter, limit: perm.limit ?? null, allowAggregations: perm.allow_aggregations ?? false },
+    access: {
+      filter: perm.filter,
+      limit: perm.limit ?? null,
+      allowAggregations: perm.allow_aggregations ?? false,
+      queryRootFields: perm.query_root_fields ?? null,
+      subscriptionRootFields: perm.subscription_root_fields ?? null,
+    },
     columns: allowed ? table.columns.filter((c) => allowed.has(c.name)) : table.columns,
   };
 }

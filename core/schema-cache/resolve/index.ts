@@ -26,6 +26,8 @@ import { resolveTablePermissions } from './permissions.js';
 import { resolveTableBase } from './table.js';
 import { resolveComputedFields } from './computed-fields.js';
 import { resolveFunctions } from './functions.js';
+import { resolveEventTriggers } from './event-triggers.js';
+import type { EnvLookup } from '../../webhooks/env-template.js';
 
 export { isGraphQLName, isGraphQLEnumValue } from './graphql-name.js';
 export { ResolveError } from './inconsistency.js';
@@ -47,10 +49,19 @@ function messageOf(e: unknown): string {
   throw e;
 }
 
+/** What resolving needs beyond the source itself. */
+export interface ResolveOptions {
+  /** Environment for `{{ENV}}` webhook templates and `*_from_env` values. */
+  env?: EnvLookup;
+  /** `trigger_on_replication` when an event trigger does not say (the kind's default). */
+  defaultTriggerOnReplication?: boolean;
+}
+
 export async function resolveSource(
   meta: SourceMetadata,
   catalog: DatabaseCatalog,
   connection: SourceConnection,
+  options: ResolveOptions = {},
 ): Promise<ResolvedSourceResult> {
   const customization = meta.customization ?? {};
   const naming = namingConventionOf(customization);
@@ -121,6 +132,15 @@ export async function resolveSource(
   // Step 7: tracked functions, which return rows of serving tables.
   const fns = resolveFunctions({ ...fnEnv, tables: serving }, meta.functions ?? []);
   inconsistencies.push(...fns.inconsistencies);
+
+  // Step 8: event triggers (names unique across the source).
+  const triggerEnv = { source: meta.name, env: options.env ?? {}, defaultOnReplication: options.defaultTriggerOnReplication ?? false, seen: new Set<string>() };
+  for (const t of tables) {
+    if (!t.metadata.event_triggers?.length) continue;
+    const resolved = resolveEventTriggers(triggerEnv, t);
+    if (resolved.triggers.size > 0) t.eventTriggers = resolved.triggers;
+    inconsistencies.push(...resolved.inconsistencies);
+  }
 
   return {
     source: {

@@ -3,17 +3,20 @@
  * query, as the given session (`user`) would run it. Errors answer like the metadata API
  * (`{path, error, code}` with a real status), as in the reference engine.
  */
-import type { AwilixContainer } from 'awilix';
+import {
+  type AppRouterState,
+  authenticateRequest,
+  type AwilixContainer,
+  EngineError,
+  explainRequest,
+  type GraphQLExecutor,
+  isAdmin,
+  type KernelHooks,
+  parseExplainBody,
+  readJsonBody,
+  type ServerConfig,
+} from '../../../core/sdk/index.js';
 import type { Middleware } from 'koa';
-import { EngineError } from '../../../core/errors.js';
-import { isAdmin } from '../../../core/auth/session.js';
-import { authenticateRequest } from '../../../core/http/auth.js';
-import { readJsonBody } from '../../../core/http/body.js';
-import type { KernelHooks } from '../../../core/hooks.js';
-import type { ServerConfig } from '../../../core/config/types.js';
-import type { AppRouterState } from '../../../core/http/types.js';
-import type { GraphQLExecutor } from '../../../core/graphql/execute/executor.js';
-import { explainRequest, parseExplainBody } from '../../../core/graphql/execute/explain.js';
 
 export const EXPLAIN_PATH = '/v1/graphql/explain';
 

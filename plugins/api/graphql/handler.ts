@@ -1,27 +1,38 @@
 /**
  * One GraphQL-over-HTTP exchange, independent of the web framework: authenticate, check limits,
  * execute one request or a batch, and render errors. `/v1/graphql` answers errors with HTTP 200
- * (401 too unless --preserve-401-errors); `/v1alpha1/graphql` keeps the real status.
+ * (401 too unless --preserve-401-errors); `/v1alpha1/graphql`, and any request accepting
+ * `application/graphql-response+json`, keep the real status. Errors of the HTTP exchange itself
+ * (405 a mutation over GET, 415 not JSON) keep their status everywhere: they say
+ * the request was never a GraphQL request.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AwilixContainer } from 'awilix';
-import type { KernelHooks } from '../../../core/hooks.js';
-import type { ServerConfig } from '../../../core/config/types.js';
-import type { AuthRequest, Session } from '../../../core/auth/session.js';
-import { authenticate } from '../../../core/http/auth.js';
-import { showInternalTo } from '../../../core/http/error-response.js';
-import type { GraphQLExecutor } from '../../../core/graphql/execute/executor.js';
-import { graphqlErrorJson } from '../../../core/graphql/execute/errors.js';
-import type { GraphQLHttpRequest } from '../../../core/graphql/execute/request.js';
+import {
+  authenticate,
+  type AuthRequest,
+  type AwilixContainer,
+  type ExecutionMeta,
+  graphqlErrorJson,
+  type GraphQLExecutor,
+  type GraphQLHttpRequest,
+  type KernelHooks,
+  type ServerConfig,
+  type Session,
+  showInternalTo,
+} from '../../../core/sdk/index.js';
+import { GRAPHQL_RESPONSE_JSON, responseMediaType, type GraphQLMediaType } from './media-type.js';
 
 export type GraphQLMode = 'v1' | 'v1alpha1';
 
 export interface GraphQLExchange {
   status: number;
   body: string;
+  contentType: GraphQLMediaType;
   /** Headers an auth mode asked for (a webhook's Set-Cookie). */
   headers: Array<[string, string]>;
   session: Session | undefined;
+  /** query, mutation, subscription, `batch`, or '' when the request failed before planning. */
+  operationType: string;
 }
 
 export interface GraphQLHandlerDeps {
@@ -30,36 +41,48 @@ export interface GraphQLHandlerDeps {
   config: ServerConfig;
 }
 
+const TRANSPORT_STATUSES: ReadonlySet<number> = new Set([405, 415]);
+
 export async function handleGraphQL(
   deps: GraphQLHandlerDeps,
   mode: GraphQLMode,
+  method: 'GET' | 'POST',
   headers: IncomingHttpHeaders,
   ip: string,
   read: () => Promise<GraphQLHttpRequest>,
 ): Promise<GraphQLExchange> {
   const { hooks, config } = deps;
   const auth: AuthRequest = { headers, ip, responseHeaders: [] };
+  const contentType = responseMediaType(headers.accept);
   let session: Session | undefined;
+  let operationType = '';
   try {
     const request = await read();
     if (!request.batch) auth.body = request.request;
     session = await authenticate(hooks, auth);
-    const count = request.batch ? request.requests.length : 1;
-    if (hooks.onRequestLimit.isUsed()) await hooks.onRequestLimit.promise({ session, endpoint: 'graphql', operationCount: count, ip });
     const executor = deps.container.resolve<GraphQLExecutor>('graphqlExecutor');
+    // API limits and the allow-list run inside the executor, once per operation (see onRequestLimit).
     if (!request.batch) {
-      return { status: 200, body: await executor.execute(request.request, session), headers: auth.responseHeaders, session };
+      const meta: ExecutionMeta = { endpoint: 'graphql', ip, operationCount: 1, queryOnly: method === 'GET', headers };
+      const body = await executor.execute(request.request, session, meta).finally(() => (operationType = meta.operationType ?? ''));
+      return { status: 200, body, contentType, headers: auth.responseHeaders, session, operationType };
     }
     const s = session;
     const showInternal = showInternalTo(s, config);
+    const meta = { endpoint: 'graphql', ip, operationCount: request.requests.length, headers };
     // Each request of a batch answers in its own slot, errors included.
     const parts = await Promise.all(
-      request.requests.map((r) => executor.execute(r, s).catch((e: unknown) => graphqlErrorJson(e, showInternal).json)),
+      request.requests.map((r) => executor.execute(r, s, meta).catch((e: unknown) => graphqlErrorJson(e, showInternal).json)),
     );
-    return { status: 200, body: `[${parts.join(',')}]`, headers: auth.responseHeaders, session };
+    return { status: 200, body: `[${parts.join(',')}]`, contentType, headers: auth.responseHeaders, session, operationType: 'batch' };
   } catch (e) {
     const { status, json } = graphqlErrorJson(e, showInternalTo(session, config));
-    const shown = mode === 'v1alpha1' || (status === 401 && config.preserve401Errors) ? status : 200;
-    return { status: shown, body: json, headers: auth.responseHeaders, session };
+    const realStatus =
+      mode === 'v1alpha1' ||
+      contentType === GRAPHQL_RESPONSE_JSON ||
+      TRANSPORT_STATUSES.has(status) ||
+      (status === 401 && config.preserve401Errors);
+    const headers = status === 405 ? [...auth.responseHeaders, ['Allow', 'POST'] as [string, string]] : auth.responseHeaders;
+    return { status: realStatus ? status : 200, body: json, contentType, headers, session, operationType };
   }
 }

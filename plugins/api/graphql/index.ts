@@ -1,16 +1,24 @@
 /**
  * Serves GraphQL over HTTP: `/v1/graphql` and `/v1alpha1/graphql` by POST (one request or a
- * batch) and GET, plus the explain endpoint. POST is a raw route (the hot path: no koa context per
- * request); GET goes through koa. Both share handler.ts. Part of the `graphql` API of
- * --enabled-apis.
+ * batch, JSON only: 415 otherwise) and GET (queries only: a mutation is 405 with `Allow: POST`),
+ * plus the explain endpoint. The response media type follows `Accept` (media-type.ts). POST is a
+ * raw route (the hot path: no koa context per request); GET goes through koa. Both share
+ * handler.ts. Part of the `graphql` API of --enabled-apis.
  */
-import { asFunction } from 'awilix';
-import { definePlugin } from '../../../core/plugin.js';
-import { parseJsonBody, readRawBody } from '../../../core/http/body.js';
-import { GraphQLExecutor } from '../../../core/graphql/execute/executor.js';
-import { parseGraphQLHttpBody, parseGraphQLQueryString } from '../../../core/graphql/execute/request.js';
-import type { ServerConfig } from '../../../core/config/types.js';
-import type { SchemaCacheRef } from '../../../core/schema-cache/ref.js';
+import {
+  asFunction,
+  definePlugin,
+  GraphQLExecutor,
+  LimitGate,
+  parseGraphQLHttpBody,
+  parseGraphQLQueryString,
+  readJsonRequest,
+  type GraphQLHttpRequest,
+  type Logger,
+  type MetricsRegistry,
+  type SchemaCacheRef,
+  type ServerConfig,
+} from '../../../core/sdk/index.js';
 import { EXPLAIN_PATH, explainRoute } from './explain.js';
 import { handleGraphQL, type GraphQLMode } from './handler.js';
 
@@ -26,30 +34,46 @@ export default definePlugin({
   register(container, hooks) {
     container.register({
       graphqlExecutor: asFunction(
-        ({ schemaCacheRef, config }: { schemaCacheRef: SchemaCacheRef; config: ServerConfig }) =>
-          new GraphQLExecutor(schemaCacheRef, config),
+        ({ schemaCacheRef, config, metrics }: { schemaCacheRef: SchemaCacheRef; config: ServerConfig; metrics: MetricsRegistry }) =>
+          new GraphQLExecutor(schemaCacheRef, config, { hooks, gate: LimitGate.forContainer(container, hooks) }, metrics),
       ).singleton(),
     });
     const config = container.resolve<ServerConfig>('config');
+    const logger = container.resolve<Logger>('logger');
     const deps = { container, hooks, config };
+    // `query-log`: the operations a request asked for (variables are left out: they carry user data).
+    const logQuery = (requestId: string, request: GraphQLHttpRequest): GraphQLHttpRequest => {
+      if (logger.enabled('query-log', 'info')) {
+        const ops = request.batch ? request.requests : [request.request];
+        logger.info('query-log', { request_id: requestId, query: ops.map((r) => ({ operationName: r.operationName ?? null, query: r.query })) });
+      }
+      return request;
+    };
 
     hooks.onHttpRoutes.tap('api/graphql', ({ router, raw }) => {
       for (const [path, mode] of ENDPOINTS) {
-        raw.post(path, async ({ req, ip }) => {
-          const exchange = await handleGraphQL(deps, mode, req.headers, ip, async () =>
-            parseGraphQLHttpBody(parseJsonBody(await readRawBody(req, config.maxRequestBodySize))),
+        raw.post(path, async ({ req, ip, requestId }) => {
+          const exchange = await handleGraphQL(deps, mode, 'POST', req.headers, ip, async () =>
+            logQuery(requestId, parseGraphQLHttpBody(await readJsonRequest(req, config.maxRequestBodySize))),
           );
-          return { status: exchange.status, body: exchange.body, contentType: 'application/json', headers: exchange.headers };
+          return {
+            status: exchange.status,
+            body: exchange.body,
+            contentType: exchange.contentType,
+            headers: exchange.headers,
+            operationType: exchange.operationType,
+          };
         });
         router.get(path, async (ctx) => {
-          const exchange = await handleGraphQL(deps, mode, ctx.headers, ctx.ip, async () => ({
+          const exchange = await handleGraphQL(deps, mode, 'GET', ctx.headers, ctx.ip, async () => ({
             batch: false,
             request: parseGraphQLQueryString(ctx.query),
           }));
           for (const [name, value] of exchange.headers) ctx.append(name, value);
           if (exchange.session) ctx.state.session = exchange.session;
+          ctx.state.operationType = exchange.operationType;
           ctx.status = exchange.status;
-          ctx.type = 'application/json';
+          ctx.type = exchange.contentType;
           ctx.body = exchange.body;
         });
       }

@@ -2,8 +2,7 @@
  * Serves the metadata API, `POST /v1/metadata`. Part of the `metadata` API of --enabled-apis;
  * the operations themselves are `metadata/*` plugins.
  */
-import { definePlugin } from '../../../core/plugin.js';
-import { metadataRoute } from '../../../core/http/metadata-route.js';
+import { definePlugin, metadataRoute } from '../../../core/sdk/index.js';
 
 export default definePlugin({
   name: 'metadata',

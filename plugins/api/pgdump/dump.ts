@@ -3,7 +3,7 @@
  * engine does for migrations (no comments, no session SETs, no statements about the public schema).
  */
 import { spawn } from 'node:child_process';
-import { EngineError } from '../../../core/errors.js';
+import { EngineError } from '../../../core/sdk/index.js';
 import type { PgConnectionTarget } from '../../db/postgres/connection-info.js';
 
 /** Options that would make pg_dump write files on the server or connect elsewhere. */

@@ -3,13 +3,15 @@
  * `pg_dump` against a Postgres source and answers the SQL as text, for migration tooling. Part of
  * the `pgdump` API of --enabled-apis. Needs `pg_dump` on the PATH.
  */
-import { definePlugin } from '../../../core/plugin.js';
-import { EngineError } from '../../../core/errors.js';
-import { authenticateRequest } from '../../../core/http/auth.js';
-import { readJsonBody } from '../../../core/http/body.js';
-import { isAdmin } from '../../../core/auth/session.js';
-import type { ServerConfig } from '../../../core/config/types.js';
-import type { SchemaCacheRef } from '../../../core/schema-cache/ref.js';
+import {
+  authenticateRequest,
+  definePlugin,
+  EngineError,
+  isAdmin,
+  readJsonBody,
+  type SchemaCacheRef,
+  type ServerConfig,
+} from '../../../core/sdk/index.js';
 import { resolvePgSourceConfiguration } from '../../db/postgres/connection-info.js';
 import { checkDumpOptions, cleanDumpOutput, runPgDump } from './dump.js';
 

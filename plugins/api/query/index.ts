@@ -3,8 +3,7 @@
  * still used by older clients and migration scripts). Legacy operation names dispatch only here.
  * Part of the `metadata` API of --enabled-apis.
  */
-import { definePlugin } from '../../../core/plugin.js';
-import { metadataRoute } from '../../../core/http/metadata-route.js';
+import { definePlugin, metadataRoute } from '../../../core/sdk/index.js';
 
 export default definePlugin({
   name: 'query',

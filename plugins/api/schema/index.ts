@@ -2,8 +2,7 @@
  * Serves the schema API, `POST /v2/query`, where `run_sql` lives. Part of the `metadata` API of
  * --enabled-apis.
  */
-import { definePlugin } from '../../../core/plugin.js';
-import { metadataRoute } from '../../../core/http/metadata-route.js';
+import { definePlugin, metadataRoute } from '../../../core/sdk/index.js';
 
 export default definePlugin({
   name: 'schema',

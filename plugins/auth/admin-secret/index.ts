@@ -7,10 +7,14 @@
  * Taps `onRequestAuth` at EARLY. Disabling it leaves only the other auth modes.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { definePlugin } from '../../../core/plugin.js';
-import { Stage } from '../../../core/hooks.js';
-import { EngineError } from '../../../core/errors.js';
-import { ADMIN_ROLE, makeSession, sessionVariablesFromHeaders } from '../../../core/auth/session.js';
+import {
+  ADMIN_ROLE,
+  definePlugin,
+  EngineError,
+  makeSession,
+  sessionVariablesFromHeaders,
+  Stage,
+} from '../../../core/sdk/index.js';
 import type { IncomingHttpHeaders } from 'node:http';
 
 const PLUGIN_ID = 'auth/admin-secret';

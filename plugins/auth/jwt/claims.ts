@@ -5,9 +5,8 @@
  * string. Messages follow the reference engine, including the JSON-decoder wording after the colon
  * ("parsing Text failed, expected String, but encountered Number").
  */
-import { jsonTypeName } from '../../../core/json-type.js';
+import { EngineError, jsonTypeName } from '../../../core/sdk/index.js';
 import type { IncomingHttpHeaders } from 'node:http';
-import { EngineError } from '../../../core/errors.js';
 import { ALLOWED_ROLES_CLAIM, DEFAULT_ROLE_CLAIM, type ClaimsMapValue, type ClaimsSource } from './config.js';
 import { formatJsonPath, readJsonPath } from './json-path.js';
 

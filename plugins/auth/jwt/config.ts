@@ -4,7 +4,7 @@
  * ("key and jwk_url both cannot be empty", "Invalid JWK: ..."). Unknown fields are refused rather
  * than ignored so that a misspelt option cannot silently weaken verification.
  */
-import { BootError } from '../../../core/errors.js';
+import { BootError } from '../../../core/sdk/index.js';
 import { parseConfiguredKey, KeyError, type VerificationKey } from './keys.js';
 import { JsonPathError, parseJsonPath, type JsonPath } from './json-path.js';
 

@@ -9,12 +9,16 @@
  * DEFAULT, after admin-secret. Without --jwt-secret it registers nothing; disabling it turns JWT
  * mode off.
  */
-import { checkAuthModeRequirements } from '../../../core/auth/mode-requirements.js';
-import { definePlugin } from '../../../core/plugin.js';
-import { Stage } from '../../../core/hooks.js';
-import { makeSession, type Session } from '../../../core/auth/session.js';
-import type { ServerConfig } from '../../../core/config/types.js';
-import type { Logger } from '../../../core/logger.js';
+import {
+  checkAuthModeRequirements,
+  definePlugin,
+  type Logger,
+  makeSession,
+  type OutgoingHttp,
+  type ServerConfig,
+  type Session,
+  Stage,
+} from '../../../core/sdk/index.js';
 import { parseJwtSecret } from './config.js';
 import { findToken, missingTokenError } from './location.js';
 import { verifyToken, type KeySource } from './verify.js';
@@ -32,6 +36,8 @@ export interface JwtOptions {
   jwkFetchTimeoutSeconds: number;
   /** Shortest wait before a failed or stale JWK set is fetched again. */
   jwkRetrySeconds: number;
+  /** Larger JWK set answers are refused and logged; the keys already held stay in use. */
+  jwkMaxResponseBytes: number;
 }
 
 export default definePlugin<JwtOptions>({
@@ -43,8 +49,9 @@ export default definePlugin<JwtOptions>({
       secret: { type: 'object', nullable: true },
       jwkFetchTimeoutSeconds: { type: 'number', exclusiveMinimum: 0, default: 30 },
       jwkRetrySeconds: { type: 'number', minimum: 0, default: 1 },
+      jwkMaxResponseBytes: { type: 'integer', minimum: 1, default: 1048576 },
     },
-    required: ['jwkFetchTimeoutSeconds', 'jwkRetrySeconds'],
+    required: ['jwkFetchTimeoutSeconds', 'jwkRetrySeconds', 'jwkMaxResponseBytes'],
     additionalProperties: false,
   },
   optionsFromConfig: (config) => (config.jwtSecret !== undefined ? { secret: config.jwtSecret } : {}),
@@ -59,7 +66,9 @@ export default definePlugin<JwtOptions>({
         ? { keys: async () => [source.key] }
         : new RemoteJwkSet({
             url: source.url,
+            http: container.resolve<OutgoingHttp>('outgoingHttp'),
             timeoutMs: options.jwkFetchTimeoutSeconds * 1000,
+            maxResponseBytes: options.jwkMaxResponseBytes,
             retryMs: options.jwkRetrySeconds * 1000,
             logger: container.resolve<Logger>('logger'),
           });

@@ -4,10 +4,11 @@
  * expiry (see jwk-expiry.ts) fetches it again. A failed fetch keeps the keys already held, is
  * logged with type `jwk-refresh-log`, and is retried by the next request once `retryMs` has passed
  * (the reference engine polls once a second). With no keys at all, tokens are refused with
- * "Could not verify JWT: JWSError NoUsableKeys".
+ * "Could not verify JWT: JWSError NoUsableKeys". The fetch goes through the shared OutgoingHttp
+ * client with a deadline and a response-size cap; redirects are not followed (a JWK URL is
+ * configured by the operator and should name the set itself).
  */
-import type { Logger } from '../../../core/logger.js';
-import { ENGINE_VERSION } from '../../../core/version.js';
+import { ENGINE_VERSION, OutgoingCallError, type Logger, type OutgoingHttp, type OutgoingResponse } from '../../../core/sdk/index.js';
 import { keyFromJwk, KeyError, type VerificationKey } from './keys.js';
 import { jwkExpiry } from './jwk-expiry.js';
 import type { KeySource } from './verify.js';
@@ -16,7 +17,9 @@ const LOG_TYPE = 'jwk-refresh-log';
 
 export interface RemoteJwkSetOptions {
   url: string;
+  http: OutgoingHttp;
   timeoutMs: number;
+  maxResponseBytes: number;
   retryMs: number;
   logger: Logger;
   now?: () => number;
@@ -60,7 +63,7 @@ export class RemoteJwkSet implements KeySource {
       const res = await this.get();
       const keys = this.parse(res.body);
       this.held = keys;
-      const expiry = jwkExpiry(res.headers.get('cache-control'), res.headers.get('expires'), this.now());
+      const expiry = jwkExpiry(header(res.headers, 'cache-control'), header(res.headers, 'expires'), this.now());
       if (expiry.expiresAt !== undefined) this.expiresAt = expiry.expiresAt;
       else if (expiry.problem) logger.info(LOG_TYPE, { message: expiry.problem, url });
     } catch (e) {
@@ -69,24 +72,28 @@ export class RemoteJwkSet implements KeySource {
     }
   }
 
-  private async get(): Promise<{ body: string; headers: Headers }> {
-    const { url, timeoutMs } = this.options;
-    let res: Response;
+  private async get(): Promise<{ body: string; headers: OutgoingResponse['headers'] }> {
+    const { url, http, timeoutMs, maxResponseBytes } = this.options;
+    let res: OutgoingResponse;
     try {
-      res = await fetch(url, {
+      res = await http.request({
+        url,
         headers: { 'user-agent': `svc-graphql-engine/${ENGINE_VERSION}` },
-        signal: AbortSignal.timeout(timeoutMs),
-        redirect: 'follow',
+        timeoutMs,
+        maxResponseBytes,
       });
     } catch (e) {
-      const reason = (e as Error).name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : describe(e);
+      if (!(e instanceof OutgoingCallError)) throw e;
+      const reason =
+        e.kind === 'timeout'
+          ? `timed out after ${timeoutMs} ms`
+          : e.kind === 'too-large'
+            ? `response larger than ${maxResponseBytes} bytes`
+            : e.message;
       throw new FetchFailure(`Error fetching JWK: ${reason}`, { cause: e });
     }
-    const body = await res.text().catch((e: unknown) => {
-      throw new FetchFailure(`Error fetching JWK: ${describe(e)}`, { cause: e });
-    });
     if (res.status < 200 || res.status >= 300) throw new FetchFailure(`Non-2xx response on fetching JWK from: ${url}`);
-    return { body, headers: res.headers };
+    return { body: res.body.toString('utf8'), headers: res.headers };
   }
 
   private parse(body: string): VerificationKey[] {
@@ -114,7 +121,7 @@ export class RemoteJwkSet implements KeySource {
   }
 }
 
-function describe(e: unknown): string {
-  const err = e as Error & { cause?: { code?: string; message?: string } };
-  return err.cause?.code ?? err.cause?.message ?? err.message;
+function header(headers: OutgoingResponse['headers'], name: string): string | null {
+  const v = headers[name];
+  return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
 }

@@ -4,7 +4,7 @@
  * the unauthorized role and the reference engine's missing-header error.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { EngineError } from '../../../core/errors.js';
+import { EngineError } from '../../../core/sdk/index.js';
 import type { TokenLocation } from './config.js';
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {

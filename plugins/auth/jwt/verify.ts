@@ -1,11 +1,13 @@
 /**
  * Verifies a token the way the reference engine does, step for step, so that the same token gets
  * the same answer: decode, issuer pre-check, signature (jose), then `exp`, `nbf` and `aud` with the
- * allowed skew. A claim that is absent is not checked (a token without `aud` passes an audience
- * check), as in the reference engine. Failures are `invalid-jwt` "Could not verify JWT: <reason>".
+ * allowed skew. Stricter than the reference engine: when `audience` or `issuer` is configured, a
+ * token that lacks the claim is refused (the reference lets it through, so a token minted by the
+ * same key for another service would be accepted; docs/security.md). Failures are `invalid-jwt`
+ * "Could not verify JWT: <reason>".
  */
 import { compactVerify } from 'jose';
-import { EngineError } from '../../../core/errors.js';
+import { EngineError } from '../../../core/sdk/index.js';
 import { SUPPORTED_ALGORITHMS, type VerificationKey } from './keys.js';
 import { audienceOf, decodeToken, JwtRejection } from './token.js';
 
@@ -46,9 +48,8 @@ export async function verifyToken(
 async function verify(compact: string, source: KeySource, policy: VerifyPolicy, nowMs: number): Promise<VerifiedToken> {
   const token = decodeToken(compact);
   const { claims, alg } = token;
-  // The reference engine compares the (unverified) issuer before anything else.
-  const iss = claims['iss'];
-  if (policy.issuer !== undefined && typeof iss === 'string' && iss !== policy.issuer) {
+  // The reference engine compares the (unverified) issuer before anything else; a missing one fails too.
+  if (policy.issuer !== undefined && claims['iss'] !== policy.issuer) {
     throw new JwtRejection('JWTNotInIssuer');
   }
   // `none` and unknown algorithms carry no signature the engine will check.
@@ -90,7 +91,10 @@ function checkTimes(claims: Readonly<Record<string, unknown>>, skew: number, now
 
 function checkAudience(claims: Readonly<Record<string, unknown>>, audience: readonly string[] | undefined): void {
   const aud = audienceOf(claims);
-  if (aud === undefined) return;
+  if (aud === undefined) {
+    if (audience !== undefined) throw new JwtRejection('JWTNotInAudience');
+    return;
+  }
   const accepted = audience === undefined ? aud.length > 0 : aud.some((a) => audience.includes(a));
   if (!accepted) throw new JwtRejection('JWTNotInAudience');
 }

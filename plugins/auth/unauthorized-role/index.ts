@@ -7,11 +7,14 @@
  * (boot errors). Taps `onRequestAuth` LAST. Without the option it registers nothing; disabling it
  * makes credential-less requests fail with 401.
  */
-import { definePlugin } from '../../../core/plugin.js';
-import { Stage } from '../../../core/hooks.js';
-import { BootError } from '../../../core/errors.js';
-import { makeSession, sessionVariablesFromHeaders } from '../../../core/auth/session.js';
-import type { ServerConfig } from '../../../core/config/types.js';
+import {
+  BootError,
+  definePlugin,
+  makeSession,
+  type ServerConfig,
+  sessionVariablesFromHeaders,
+  Stage,
+} from '../../../core/sdk/index.js';
 
 const PLUGIN_ID = 'auth/unauthorized-role';
 

@@ -3,12 +3,11 @@
  * describe the client's own connection or body (Document 2 §5.5); POST sends
  * `{"headers": {...all client headers}, "request": <client body or null>}`. Both add
  * `Content-Type: application/json` and the engine's `User-Agent`, as the reference engine does.
- * The whole exchange has a deadline; node:http is used directly so that no header is added
- * behind the engine's back.
+ * The call goes through the shared OutgoingHttp client: the whole exchange has a deadline and the
+ * answer a size cap, so a slow or hostile webhook costs bounded time and memory.
  */
-import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { ENGINE_VERSION } from '../../../core/version.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import { ENGINE_VERSION, type OutgoingResponse } from '../../../core/sdk/index.js';
 
 /** Document 2 §5.5, lower-cased. */
 export const IGNORED_CLIENT_HEADERS: ReadonlySet<string> = new Set([
@@ -26,19 +25,15 @@ const HOP_BY_HOP: ReadonlySet<string> = new Set([
 
 export type HookMode = 'GET' | 'POST';
 
-export interface HookResponse {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
+export type HookResponse = OutgoingResponse;
 
-export class HookCallFailure extends Error {}
+export type HookHeaders = Record<string, string | string[]>;
 
-function defaultHeaders(): OutgoingHttpHeaders {
+function defaultHeaders(): HookHeaders {
   return { 'content-type': 'application/json', 'user-agent': `svc-graphql-engine/${ENGINE_VERSION}` };
 }
 
-export function getModeHeaders(client: IncomingHttpHeaders): OutgoingHttpHeaders {
+export function getModeHeaders(client: IncomingHttpHeaders): HookHeaders {
   const headers = defaultHeaders();
   for (const [name, value] of Object.entries(client)) {
     const lower = name.toLowerCase();
@@ -54,36 +49,4 @@ export function postModeBody(client: IncomingHttpHeaders, body: unknown): Buffer
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return Buffer.from(JSON.stringify({ headers, request: body === undefined ? null : body }));
-}
-
-export function callHook(
-  url: URL,
-  method: HookMode,
-  headers: OutgoingHttpHeaders,
-  body: Buffer | undefined,
-  timeoutMs: number,
-): Promise<HookResponse> {
-  return new Promise((resolve, reject) => {
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const outgoing = body ? { ...headers, 'content-length': String(body.length) } : headers;
-    const req = send(url, { method, headers: outgoing });
-    const timer = setTimeout(() => {
-      req.destroy(new HookCallFailure(`no complete answer within ${timeoutMs} ms`));
-    }, timeoutMs);
-    const fail = (e: Error): void => {
-      clearTimeout(timer);
-      reject(e instanceof HookCallFailure ? e : new HookCallFailure(e.message, { cause: e }));
-    };
-    req.on('error', fail);
-    req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', fail);
-      res.on('end', () => {
-        clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
-      });
-    });
-    req.end(body);
-  });
 }

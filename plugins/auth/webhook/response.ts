@@ -5,7 +5,7 @@
  * engine's words ("Error in $: parsing HashMap ~Text failed, expected Object, but encountered
  * Array").
  */
-import { EngineError } from '../../../core/errors.js';
+import { EngineError } from '../../../core/sdk/index.js';
 
 export type HookAnswer = { kind: 'accepted'; answer: Record<string, string> } | { kind: 'rejected'; error: EngineError };
 

@@ -6,8 +6,7 @@
  * also reads environment variables and applies defaults (done whenever a pool is built, so that
  * a changed environment takes effect on reload). Both are pure.
  */
-import { EngineError } from '../../../core/errors.js';
-import type { IsolationLevel } from '../../../core/config/types.js';
+import { EngineError, type IsolationLevel } from '../../../core/sdk/index.js';
 
 export type { IsolationLevel };
 
@@ -32,14 +31,18 @@ export interface PgPoolSettingsInput {
   connection_lifetime?: number;
 }
 
+export interface PgConnectionInfo {
+  database_url: PgDatabaseUrl;
+  pool_settings?: PgPoolSettingsInput;
+  use_prepared_statements?: boolean;
+  isolation_level?: IsolationLevel;
+}
+
 /** The checked, still unresolved configuration, in its JSON shape (what metadata stores). */
 export interface PgSourceConfiguration {
-  connection_info: {
-    database_url: PgDatabaseUrl;
-    pool_settings?: PgPoolSettingsInput;
-    use_prepared_statements?: boolean;
-    isolation_level?: IsolationLevel;
-  };
+  connection_info: PgConnectionInfo;
+  /** Replicas GraphQL queries are read from, in turn (the reference's key and shape). */
+  read_replicas?: PgConnectionInfo[];
   extensions_schema?: string;
 }
 
@@ -68,6 +71,8 @@ export interface ResolvedPgConnection {
   extensionsSchema: string;
   /** Secrets to scrub from any message derived from a driver error. */
   secrets: readonly string[];
+  /** Read replicas (each resolved like the primary; their own replicas list is empty). */
+  readReplicas: readonly ResolvedPgConnection[];
 }
 
 /** Defaults a caller may override, e.g. from the deprecated server-wide pool options. */
@@ -98,24 +103,35 @@ const DEFAULT_PATH = '$.args.configuration';
 /** Check the shape of a `pg_` source configuration; throws EngineError `parse-failed`. */
 export function parsePgSourceConfiguration(configuration: unknown, path: string = DEFAULT_PATH): PgSourceConfiguration {
   const cfg = expectObject(configuration, path);
-  rejectUnknownKeys(cfg, ['connection_info', 'extensions_schema'], path);
-  const ciPath = `${path}.connection_info`;
+  rejectUnknownKeys(cfg, ['connection_info', 'read_replicas', 'extensions_schema'], path);
   if (cfg.connection_info === undefined || cfg.connection_info === null) {
     throw parseError('key "connection_info" not found', path);
   }
-  const ci = expectObject(cfg.connection_info, ciPath);
-  rejectUnknownKeys(ci, ['database_url', 'pool_settings', 'use_prepared_statements', 'isolation_level'], ciPath);
+  const out: PgSourceConfiguration = { connection_info: parseConnectionInfo(cfg.connection_info, `${path}.connection_info`) };
+  const replicas = optional(cfg.read_replicas);
+  if (replicas !== undefined) {
+    if (!Array.isArray(replicas)) throw typeError('an array', replicas, `${path}.read_replicas`);
+    out.read_replicas = replicas.map((r, i) => parseConnectionInfo(r, `${path}.read_replicas[${i}]`));
+  }
+  const ext = optional(cfg.extensions_schema);
+  if (ext !== undefined) {
+    if (typeof ext !== 'string' || ext === '') throw typeError('a non-empty string', ext, `${path}.extensions_schema`);
+    out.extensions_schema = ext;
+  }
+  return out;
+}
 
-  const out: PgSourceConfiguration = {
-    connection_info: { database_url: parseDatabaseUrl(ci.database_url, `${ciPath}.database_url`, ciPath) },
-  };
+function parseConnectionInfo(v: unknown, ciPath: string): PgConnectionInfo {
+  const ci = expectObject(v, ciPath);
+  rejectUnknownKeys(ci, ['database_url', 'pool_settings', 'use_prepared_statements', 'isolation_level'], ciPath);
+  const out: PgConnectionInfo = { database_url: parseDatabaseUrl(ci.database_url, `${ciPath}.database_url`, ciPath) };
   if (ci.pool_settings !== undefined && ci.pool_settings !== null) {
-    out.connection_info.pool_settings = parsePoolSettings(ci.pool_settings, `${ciPath}.pool_settings`);
+    out.pool_settings = parsePoolSettings(ci.pool_settings, `${ciPath}.pool_settings`);
   }
   const ups = optional(ci.use_prepared_statements);
   if (ups !== undefined) {
     if (typeof ups !== 'boolean') throw typeError('a boolean', ups, `${ciPath}.use_prepared_statements`);
-    out.connection_info.use_prepared_statements = ups;
+    out.use_prepared_statements = ups;
   }
   const iso = optional(ci.isolation_level);
   if (iso !== undefined) {
@@ -124,12 +140,7 @@ export function parsePgSourceConfiguration(configuration: unknown, path: string 
     if (!(ISOLATION_LEVELS as readonly string[]).includes(iso)) {
       throw parseError(`unexpected isolation level "${iso}"; expected one of ${ISOLATION_LEVELS.join(', ')}`, p);
     }
-    out.connection_info.isolation_level = iso as IsolationLevel;
-  }
-  const ext = optional(cfg.extensions_schema);
-  if (ext !== undefined) {
-    if (typeof ext !== 'string' || ext === '') throw typeError('a non-empty string', ext, `${path}.extensions_schema`);
-    out.extensions_schema = ext;
+    out.isolation_level = iso as IsolationLevel;
   }
   return out;
 }
@@ -156,8 +167,19 @@ export function resolveParsedPgConfiguration(
 ): ResolvedPgConnection {
   const path = options.path ?? DEFAULT_PATH;
   const d: PgSourceDefaults = { ...PG_SOURCE_DEFAULTS, ...options.defaults };
-  const ci = parsed.connection_info;
-  const target = resolveTarget(ci.database_url, env, `${path}.connection_info.database_url`);
+  const primary = resolveConnectionInfo(parsed.connection_info, env, d, `${path}.connection_info`, parsed.extensions_schema);
+  const readReplicas = (parsed.read_replicas ?? []).map((r, i) => resolveConnectionInfo(r, env, d, `${path}.read_replicas[${i}]`, parsed.extensions_schema));
+  return { ...primary, readReplicas, secrets: [...primary.secrets, ...readReplicas.flatMap((r) => r.secrets)] };
+}
+
+function resolveConnectionInfo(
+  ci: PgConnectionInfo,
+  env: EnvMap,
+  d: PgSourceDefaults,
+  ciPath: string,
+  extensionsSchema: string | undefined,
+): ResolvedPgConnection {
+  const target = resolveTarget(ci.database_url, env, `${ciPath}.database_url`);
   const ps = ci.pool_settings ?? {};
   return {
     target,
@@ -171,8 +193,9 @@ export function resolveParsedPgConfiguration(
     },
     usePreparedStatements: ci.use_prepared_statements ?? d.usePreparedStatements,
     isolationLevel: ci.isolation_level ?? d.isolationLevel,
-    extensionsSchema: parsed.extensions_schema ?? 'public',
+    extensionsSchema: extensionsSchema ?? 'public',
     secrets: secretsOf(target),
+    readReplicas: [],
   };
 }
 

@@ -3,17 +3,17 @@
  * introspect-sql.ts) so the result is a consistent snapshot and costs one round trip; this file
  * only maps PostgreSQL's codes onto the catalog's vocabulary.
  */
-import type {
-  CatalogColumn,
-  CatalogConstraint,
-  CatalogEnumType,
-  CatalogForeignKey,
-  CatalogFunction,
-  CatalogFunctionArg,
-  CatalogTable,
-  DatabaseCatalog,
-} from '../../../core/db/catalog.js';
-import { errors } from '../../../core/errors.js';
+import {
+  type CatalogColumn,
+  type CatalogConstraint,
+  type CatalogEnumType,
+  type CatalogForeignKey,
+  type CatalogFunction,
+  type CatalogFunctionArg,
+  type CatalogTable,
+  type DatabaseCatalog,
+  errors,
+} from '../../../core/sdk/index.js';
 import { INTROSPECT_SQL } from './introspect-sql.js';
 import type { PgQueryable } from './pool.js';
 
@@ -103,10 +103,10 @@ export interface IntrospectOptions {
 }
 
 export async function introspectPostgres(
-  db: Pick<PgQueryable, 'queryJsonText'>,
+  db: Pick<PgQueryable, 'queryCatalogJson'>,
   options: IntrospectOptions = {},
 ): Promise<DatabaseCatalog> {
-  const text = await db.queryJsonText(undefined, INTROSPECT_SQL);
+  const text = await db.queryCatalogJson(INTROSPECT_SQL);
   if (text === null) throw errors.unexpected('database introspection returned no result');
   return toCatalog(JSON.parse(text) as RawCatalog, options.withOids === true);
 }

@@ -4,7 +4,7 @@
  * back to the caller untouched, because the executor maps constraint violations etc. itself.
  */
 import pg from 'pg';
-import { EngineError } from '../../../core/errors.js';
+import { EngineError } from '../../../core/sdk/index.js';
 
 const CONNECTION_ERRNOS = new Set([
   'ECONNREFUSED',

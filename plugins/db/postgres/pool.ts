@@ -15,6 +15,8 @@ import {
   isStatementError,
   scrubbedMessage,
 } from './pg-errors.js';
+import { StatementDeadline, checkNotPassed, timeLimitExceeded } from './statement-deadline.js';
+import { SpanKind, tracing } from '../../../core/sdk/index.js';
 
 export const APPLICATION_NAME = 'svc-graphql-engine';
 
@@ -44,6 +46,15 @@ export interface PgQueryable {
    * the number of rows written, as in the reference engine).
    */
   queryTextRow(text: string, values?: readonly unknown[]): Promise<Array<string | null> | null>;
+  /** Every row, every column as PostgreSQL rendered it; prepared as `name` when the source prepares statements. */
+  queryTextRows(name: string | undefined, text: string, values?: readonly unknown[]): Promise<Array<Array<string | null>>>;
+  /**
+   * A catalog statement (introspection): one statement without parameters, answering one JSON
+   * text value, run with JIT compilation off. Its cost estimate over a big catalog crosses
+   * PostgreSQL's default `jit_above_cost`, and compiling it then takes seconds for a statement
+   * that runs in milliseconds; the setting is confined to the statement (see CATALOG_JIT_OFF).
+   */
+  queryCatalogJson(text: string): Promise<string | null>;
 }
 
 /** One statement's outcome, untouched by type parsers. */
@@ -109,6 +120,11 @@ export class PgSourcePool implements PgQueryable {
     this.pool = new pg.Pool(poolConfigFor(conn));
     const onIdleError = options.onIdleError;
     this.pool.on('error', (err) => onIdleError?.(scrubbedMessage(err, this.secrets)));
+    // pg-pool listens for errors only on idle clients. A server restart terminates checked-out
+    // ones too, between two statements of a transaction or right after acquire; unheard, that
+    // 'error' event would crash the process. The statement that follows fails as a connection
+    // error and the client is released as broken.
+    this.pool.on('connect', (client) => client.on('error', (err) => onIdleError?.(scrubbedMessage(err, this.secrets))));
   }
 
   /** Connections currently open / idle / callers waiting for one. */
@@ -131,18 +147,26 @@ export class PgSourcePool implements PgQueryable {
   }
 
   // Written out rather than via runOn(): this runs once per GraphQL operation, so no closure.
-  async queryJsonText(name: string | undefined, text: string, values?: readonly unknown[]): Promise<string | null> {
+  /** `deadline` (a Date.now() time): the statement is cancelled in the database when it passes. */
+  async queryJsonText(name: string | undefined, text: string, values?: readonly unknown[], deadline?: number): Promise<string | null> {
     const client = await this.acquire();
     let broken: Error | undefined;
+    let watch: StatementDeadline | undefined;
     try {
+      if (deadline !== undefined) {
+        checkNotPassed(deadline);
+        watch = new StatementDeadline(client, deadline);
+      }
       return await jsonTextOn(client, this.usePreparedStatements ? name : undefined, text, values);
     } catch (err) {
       if (isConnectionError(err)) {
         broken = err as Error;
         throw connectionEngineError(err, this.secrets);
       }
+      if (watch?.fired) throw timeLimitExceeded();
       throw err;
     } finally {
+      watch?.clear();
       client.release(broken);
     }
   }
@@ -157,6 +181,17 @@ export class PgSourcePool implements PgQueryable {
     return runOn(client, this.secrets, () => textRowOn(client, text, values));
   }
 
+  async queryTextRows(name: string | undefined, text: string, values?: readonly unknown[]): Promise<Array<Array<string | null>>> {
+    const client = await this.acquire();
+    const stmtName = this.usePreparedStatements ? name : undefined;
+    return runOn(client, this.secrets, () => textRowsOn(client, stmtName, text, values));
+  }
+
+  async queryCatalogJson(text: string): Promise<string | null> {
+    const client = await this.acquire();
+    return runOn(client, this.secrets, () => catalogJsonOn(client, CATALOG_JIT_OFF.autocommit(text)));
+  }
+
   /**
    * Run `fn` in one transaction on one connection; commits if it resolves, rolls back if it
    * throws. The handle given to `fn` must not be used after `fn` settles.
@@ -165,11 +200,17 @@ export class PgSourcePool implements PgQueryable {
     isolation: IsolationLevel,
     readOnly: boolean,
     fn: (tx: PgQueryable) => Promise<T>,
+    deadline?: number,
   ): Promise<T> {
     const client = await this.acquire();
     const tx = new TransactionHandle(client, this.usePreparedStatements, this.secrets);
     let broken: Error | undefined;
+    let watch: StatementDeadline | undefined;
     try {
+      if (deadline !== undefined) {
+        checkNotPassed(deadline);
+        watch = new StatementDeadline(client, deadline);
+      }
       await client.query(BEGIN[isolation][readOnly ? 1 : 0]);
       const result = await fn(tx);
       await client.query('COMMIT');
@@ -185,8 +226,11 @@ export class PgSourcePool implements PgQueryable {
       } catch (rollbackErr) {
         broken = rollbackErr as Error;
       }
+      // Whatever statement the cancel hit, the cause is the time limit.
+      if (watch?.fired) throw timeLimitExceeded();
       throw err;
     } finally {
+      watch?.clear();
       tx.finish();
       client.release(broken);
     }
@@ -320,12 +364,32 @@ class TransactionHandle implements PgQueryable {
     return mapConnectionErrors(textRowOn(this.client, text, values), this.secrets);
   }
 
+  queryTextRows(name: string | undefined, text: string, values?: readonly unknown[]): Promise<Array<Array<string | null>>> {
+    this.check();
+    const stmtName = this.usePreparedStatements ? name : undefined;
+    return mapConnectionErrors(textRowsOn(this.client, stmtName, text, values), this.secrets);
+  }
+
+  queryCatalogJson(text: string): Promise<string | null> {
+    this.check();
+    return mapConnectionErrors(catalogJsonOn(this.client, CATALOG_JIT_OFF.inTransaction(text)), this.secrets);
+  }
+
   private check(): void {
     if (this.done) throw new Error('transaction handle used after its transaction ended');
   }
 }
 
-async function jsonTextOn(
+/** One client span per statement (only while tracing is on). */
+function traced<T>(text: string, run: () => Promise<T>): Promise<T> {
+  return tracing.span('db.query', { 'db.system': 'postgresql', 'db.statement': text }, run, SpanKind.CLIENT);
+}
+
+function jsonTextOn(client: PoolClient, name: string | undefined, text: string, values: readonly unknown[] | undefined): Promise<string | null> {
+  return tracing.active ? traced(text, () => jsonTextRaw(client, name, text, values)) : jsonTextRaw(client, name, text, values);
+}
+
+async function jsonTextRaw(
   client: PoolClient,
   name: string | undefined,
   text: string,
@@ -341,7 +405,11 @@ async function jsonTextOn(
   return res.rows.length === 0 ? null : res.rows[0]![0];
 }
 
-async function textResultsOn(client: PoolClient, text: string): Promise<TextResult[]> {
+function textResultsOn(client: PoolClient, text: string): Promise<TextResult[]> {
+  return tracing.active ? traced(text, () => textResultsRaw(client, text)) : textResultsRaw(client, text);
+}
+
+async function textResultsRaw(client: PoolClient, text: string): Promise<TextResult[]> {
   // No values and no name: pg uses the simple protocol, which accepts several statements and
   // answers an array of results (a single result when there was one statement).
   const res = (await client.query({ text, rowMode: 'array', types: RAW_TYPES })) as unknown as
@@ -354,7 +422,37 @@ async function textResultsOn(client: PoolClient, text: string): Promise<TextResu
   }));
 }
 
-async function textRowOn(client: PoolClient, text: string, values: readonly unknown[] | undefined): Promise<Array<string | null> | null> {
+/**
+ * Sends a catalog statement with `jit = off` in the same message (the simple protocol carries
+ * several statements, so this costs no extra round trip). Outside a transaction the message is
+ * an implicit transaction block, which `SET LOCAL` lasts to the end of; inside one (run_sql's
+ * before/after introspection) a savepoint rolled back afterwards restores the caller's setting,
+ * so the user's own SQL in that transaction still runs with their JIT settings.
+ */
+export const CATALOG_JIT_OFF = {
+  autocommit: (text: string): CatalogMessage => ({ text: `SET LOCAL jit = off;\n${text}`, resultIndex: 1 }),
+  inTransaction: (text: string): CatalogMessage => ({
+    text: `SAVEPOINT svc_catalog_read;\nSET LOCAL jit = off;\n${text};\nROLLBACK TO SAVEPOINT svc_catalog_read;\nRELEASE SAVEPOINT svc_catalog_read`,
+    resultIndex: 2,
+  }),
+};
+
+interface CatalogMessage {
+  text: string;
+  /** Which statement of the message answers. */
+  resultIndex: number;
+}
+
+async function catalogJsonOn(client: PoolClient, message: CatalogMessage): Promise<string | null> {
+  const rows = (await textResultsOn(client, message.text))[message.resultIndex]?.rows;
+  return rows === undefined || rows.length === 0 ? null : (rows[0]![0] ?? null);
+}
+
+function textRowOn(client: PoolClient, text: string, values: readonly unknown[] | undefined): Promise<Array<string | null> | null> {
+  return tracing.active ? traced(text, () => textRowRaw(client, text, values)) : textRowRaw(client, text, values);
+}
+
+async function textRowRaw(client: PoolClient, text: string, values: readonly unknown[] | undefined): Promise<Array<string | null> | null> {
   const res = await client.query<Array<string | null>>({
     text,
     values: values as unknown[] | undefined,
@@ -362,6 +460,20 @@ async function textRowOn(client: PoolClient, text: string, values: readonly unkn
     types: RAW_TYPES,
   });
   return res.rows.length === 0 ? null : res.rows[0]!;
+}
+
+function textRowsOn(client: PoolClient, name: string | undefined, text: string, values: readonly unknown[] | undefined): Promise<Array<Array<string | null>>> {
+  return tracing.active ? traced(text, () => textRowsRaw(client, name, text, values)) : textRowsRaw(client, name, text, values);
+}
+
+async function textRowsRaw(
+  client: PoolClient,
+  name: string | undefined,
+  text: string,
+  values: readonly unknown[] | undefined,
+): Promise<Array<Array<string | null>>> {
+  const res = await client.query<Array<string | null>>({ name, text, values: values as unknown[] | undefined, rowMode: 'array', types: RAW_TYPES });
+  return res.rows;
 }
 
 /** Run one statement on a checked-out client and give the client back, dropping it if it broke. */

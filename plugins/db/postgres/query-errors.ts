@@ -9,7 +9,7 @@
  * messages carry the database's own message, which is meant for clients. Anything else is
  * `unexpected` "database query error".
  */
-import { EngineError, isEngineError, type ErrorCode } from '../../../core/errors.js';
+import { EngineError, type ErrorCode, isEngineError } from '../../../core/sdk/index.js';
 import { connectionEngineError, errorDetail, isConnectionError, isStatementError } from './pg-errors.js';
 
 const INTEGRITY: Readonly<Record<string, [ErrorCode, string]>> = {

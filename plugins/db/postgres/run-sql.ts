@@ -6,8 +6,7 @@
  * still open, so a refused change leaves nothing behind.
  */
 import type pg from 'pg';
-import { EngineError } from '../../../core/errors.js';
-import type { RawSqlOptions, RawSqlResult } from '../../../core/db/raw-sql.js';
+import { EngineError, type RawSqlOptions, type RawSqlResult } from '../../../core/sdk/index.js';
 import type { PgSourcePool, TextResult } from './pool.js';
 import { introspectPostgres } from './introspect.js';
 import { isStatementError } from './pg-errors.js';

@@ -1,9 +1,27 @@
 /** A `pg_` source: its pool, introspection, compilation, the read path and mutations. */
-import type { CompiledMutation, CompiledStatement, MutationRun, SourceConnection, SourceHealth } from '../../../core/db/contract.js';
-import type { DatabaseCatalog } from '../../../core/db/catalog.js';
-import type { CompileOptions, RootFieldIR } from '../../../core/graphql/ir.js';
-import type { MutationIR } from '../../../core/graphql/ir-mutation.js';
-import { EngineError } from '../../../core/errors.js';
+import {
+  type ChangeFeed,
+  type ChangeFeedListener,
+  type CohortInput,
+  type CohortOutput,
+  type CompiledMutation,
+  type CompiledStatement,
+  type CompileOptions,
+  type DatabaseCatalog,
+  EngineError,
+  type MultiplexedStatement,
+  type MutationIR,
+  type MutationRun,
+  type PoolStats,
+  type RawSqlOptions,
+  type RawSqlResult,
+  type RootFieldIR,
+  type RunOptions,
+  type SourceConnection,
+  type SourceHealth,
+  type SubscriptionFieldIR,
+  tracing,
+} from '../../../core/sdk/index.js';
 import type { ResolvedPgConnection } from './connection-info.js';
 import { PgSourcePool } from './pool.js';
 import { introspectPostgres } from './introspect.js';
@@ -14,17 +32,34 @@ import { compileMutation, PgCompiledMutation, ProgramRun } from './sql/mutation/
 
 // The session reaches triggers as the transaction-local setting `svc.user` (always a parameter).
 const SET_SESSION = `SELECT set_config('svc.user', $1, true)`;
+// While tracing, the request's trace context goes with the events the writes capture.
+const SET_SESSION_TRACED = `SELECT set_config('svc.user', $1, true), set_config('svc.tracecontext', $2, true)`;
 import { runPgSql } from './run-sql.js';
-import type { RawSqlOptions, RawSqlResult } from '../../../core/db/raw-sql.js';
 import { explainStatement } from './explain.js';
+import { compileMultiplexed, type PgMultiplexedStatement } from './sql/multiplexed.js';
+import { runMultiplexed } from './multiplexed-run.js';
+import { PgChangeFeed, supportsChangeFeed } from './change-feed.js';
+import type { PgEventLog } from './event-triggers/event-log.js';
 
 export class PgSourceConnection implements SourceConnection {
   readonly kind = 'postgres';
   readonly pool: PgSourcePool;
+  /** Created on first use by the event-trigger capability; shares this pool. */
+  eventLog: PgEventLog | undefined;
   private readonly secrets: readonly string[];
 
-  constructor(resolved: ResolvedPgConnection, onIdleError?: (message: string) => void) {
+  private feed: PgChangeFeed | undefined;
+
+  /** Pools of the read replicas; GraphQL queries go to them in turn (the primary when none). */
+  private readonly replicas: PgSourcePool[];
+  private nextReplica = 0;
+
+  constructor(
+    private readonly resolved: ResolvedPgConnection,
+    onIdleError?: (message: string) => void,
+  ) {
     this.pool = new PgSourcePool(resolved, { onIdleError });
+    this.replicas = resolved.readReplicas.map((r) => new PgSourcePool(r, { onIdleError }));
     this.secrets = resolved.secrets;
   }
 
@@ -34,18 +69,18 @@ export class PgSourceConnection implements SourceConnection {
     });
   }
 
-  health(timeoutMs = 5000): Promise<SourceHealth> {
-    return this.pool.healthCheck(timeoutMs);
+  health(timeoutMs = 5000, testSql?: string): Promise<SourceHealth> {
+    return this.pool.healthCheck(timeoutMs, testSql);
   }
 
   compileQuery(ir: RootFieldIR, options: CompileOptions): CompiledStatement {
     return compileRootField(ir, options);
   }
 
-  async runQuery(statement: CompiledStatement, sessionJson: string, values: readonly unknown[]): Promise<string> {
+  async runQuery(statement: CompiledStatement, sessionJson: string, values: readonly unknown[], options?: RunOptions): Promise<string> {
     const params = [sessionJson, ...bindValues(statement.params, values as unknown[])];
     try {
-      return (await this.pool.queryJsonText(statement.name, statement.text, params)) ?? 'null';
+      return (await this.readPool().queryJsonText(statement.name, statement.text, params, options?.deadline)) ?? 'null';
     } catch (e) {
       throw queryEngineError(e, statement.text, this.secrets);
     }
@@ -64,7 +99,7 @@ export class PgSourceConnection implements SourceConnection {
   }
 
   /** One transaction for the whole batch: the first failure rolls every mutation back. */
-  async runMutations(batch: readonly MutationRun[], sessionJson: string): Promise<string[]> {
+  async runMutations(batch: readonly MutationRun[], sessionJson: string, options?: RunOptions): Promise<string[]> {
     const plans = batch.map((item) => {
       const plan = item.mutation;
       if (!(plan instanceof PgCompiledMutation)) throw new EngineError('unexpected', 'mutation compiled for another database kind');
@@ -76,15 +111,38 @@ export class PgSourceConnection implements SourceConnection {
     }
     try {
       return await this.pool.withTransaction(this.pool.isolationLevel, false, async (tx) => {
-        await tx.queryTextRow(SET_SESSION, [sessionJson]);
+        const traceContext = tracing.active ? tracing.currentTraceContext() : undefined;
+        if (traceContext) await tx.queryTextRow(SET_SESSION_TRACED, [sessionJson, JSON.stringify(traceContext)]);
+        else await tx.queryTextRow(SET_SESSION, [sessionJson]);
         const out: string[] = [];
         for (const { plan, bound } of plans) out.push(await new ProgramRun(tx, plan, bound, sessionJson, this.secrets).run());
         return out;
-      });
+      }, options?.deadline);
     } catch (e) {
       // Errors of the engine's own statements are mapped where they ran; this catches BEGIN/COMMIT.
       throw queryEngineError(e, 'COMMIT', this.secrets);
     }
+  }
+
+  compileMultiplexed(fields: readonly SubscriptionFieldIR[], options: CompileOptions): MultiplexedStatement {
+    return compileMultiplexed(fields, options);
+  }
+
+  async runMultiplexed(statement: MultiplexedStatement, cohorts: readonly CohortInput[]): Promise<CohortOutput[]> {
+    const s = statement as PgMultiplexedStatement;
+    if (typeof s.text !== 'string') throw new EngineError('unexpected', 'subscription compiled for another database kind');
+    try {
+      return await runMultiplexed(this.pool, s, cohorts);
+    } catch (e) {
+      throw queryEngineError(e, s.text, this.secrets);
+    }
+  }
+
+  async changeFeed(listener: ChangeFeedListener): Promise<ChangeFeed | null> {
+    if (this.feed) throw new EngineError('unexpected', 'a change feed is already open on this source');
+    if (!(await supportsChangeFeed(this.pool))) return null;
+    this.feed = new PgChangeFeed(this.resolved, this.pool, listener);
+    return this.feed;
   }
 
   async execute(sql: string, values: readonly unknown[] = []): Promise<{ rows: Record<string, unknown>[] }> {
@@ -92,7 +150,21 @@ export class PgSourceConnection implements SourceConnection {
     return { rows: result.rows };
   }
 
-  close(): Promise<void> {
+  private readPool(): PgSourcePool {
+    const n = this.replicas.length;
+    if (n === 0) return this.pool;
+    const pool = this.replicas[this.nextReplica]!;
+    this.nextReplica = (this.nextReplica + 1) % n;
+    return pool;
+  }
+
+  poolStats(): PoolStats {
+    return this.pool.stats;
+  }
+
+  async close(): Promise<void> {
+    await this.feed?.close();
+    await Promise.all(this.replicas.map((r) => r.close()));
     return this.pool.close();
   }
 }

@@ -4,8 +4,7 @@
  * the default preset; test/unit/kernel/example-plugin.test.ts loads it from a plugin config.
  * Taps `onMetadataOperation` for one type. Safe to disable (nothing depends on it).
  */
-import { asValue } from 'awilix';
-import { definePlugin } from '../../../core/plugin.js';
+import { asValue, definePlugin } from '../../../core/sdk/index.js';
 
 interface EchoOptions {
   prefix: string;

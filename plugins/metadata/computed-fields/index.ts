@@ -1,42 +1,44 @@
 /**
- * Computed-field operations: `pg_add_computed_field` and `pg_drop_computed_field` on
- * `/v1/metadata`, `add_computed_field` and `drop_computed_field` on the legacy `/v1/query`.
+ * Computed-field operations: `<prefix>_add_computed_field` and `<prefix>_drop_computed_field` on
+ * `/v1/metadata` for kinds with the `computedFields` capability, `add_computed_field` and
+ * `drop_computed_field` on the legacy `/v1/query`.
  * Adding stores the field and rebuilds: the resolver's checks (the function, its table and
  * session arguments, name clashes) fail the operation with `invalid-configuration` and the
  * inconsistent object, as the reference's `buildSchemaCacheFor` does. Dropping refuses while
  * permissions list the field, unless `cascade`. Taps `onMetadataOperation` only; safe to disable.
  */
-import { tapOperations } from '../../../core/metadata/register.js';
-import { definePlugin } from '../../../core/plugin.js';
-import { EngineError } from '../../../core/errors.js';
 import {
   ARGS_PATH,
+  type ArgsObject,
+  assertConsistent,
   catalogIfAvailable,
+  computedFieldDependents,
+  type ComputedFieldMetadata,
+  computedFieldObjectName,
+  definePlugin,
+  dropDependencyError,
+  EngineError,
   expectObject,
+  fieldKind,
+  type OperationContext,
+  type OperationResult,
   optionalBoolean,
   optionalString,
   parseFailed,
   parseTableName,
+  registerMetadataOperations,
+  removeSchemaDependents,
   requireKey,
   requireSourceOfKind,
   requireString,
   requireTable,
   requireTrackedTable,
   sourceNameArg,
-  type ArgsObject,
-} from '../../../core/metadata/args.js';
-import { assertConsistent } from '../../../core/metadata/consistency.js';
-import type { OperationContext, OperationResult } from '../../../core/metadata/operation.js';
-import { SUCCESS } from '../../../core/metadata/operation.js';
-import { computedFieldDependents, dropDependencyError, removeSchemaDependents } from '../../../core/metadata/schema-dependents.js';
-import { fieldKind } from '../../../core/metadata/permission-operators.js';
-import type { ComputedFieldMetadata, TableMetadata } from '../../../core/metadata/types.js';
-import { computedFieldObjectName } from '../../../core/schema-cache/resolve/index.js';
+  SUCCESS,
+  type TableMetadata,
+} from '../../../core/sdk/index.js';
 
 const PLUGIN_ID = 'metadata/computed-fields';
-
-/** The kinds whose computed fields this engine serves (`wh_` ones take another definition). */
-const PREFIXES = ['pg'] as const;
 
 function target(ctx: OperationContext, args: ArgsObject, prefix: string): { sourceName: string; meta: TableMetadata } {
   const table = requireTable(args, 'table', ARGS_PATH);
@@ -104,6 +106,6 @@ export default definePlugin({
   name: 'computed-fields',
   kind: 'metadata',
   register(_container, hooks) {
-    tapOperations(hooks, PLUGIN_ID, { prefixed: OPERATIONS, prefixes: PREFIXES });
+    registerMetadataOperations(hooks, PLUGIN_ID, { prefixed: OPERATIONS, requires: 'computedFields' });
   },
 });

@@ -1,22 +1,23 @@
 /**
- * Function operations: `pg_track_function`, `pg_untrack_function`,
+ * Function operations, for kinds with the `functions` capability: `pg_track_function`, `pg_untrack_function`,
  * `pg_set_function_customization`, `pg_create_function_permission`,
  * `pg_drop_function_permission` on `/v1/metadata`, and the legacy `/v1/query` forms
  * (`track_function` v1 and v2, `untrack_function`, `create_function_permission`,
  * `drop_function_permission`) acting on the `default` source. Taps `onMetadataOperation` only.
  * Safe to disable: tracked functions keep being served, they just cannot be changed.
  */
-import { tapOperations } from '../../../core/metadata/register.js';
-import { definePlugin } from '../../../core/plugin.js';
-import type { ArgsObject } from '../../../core/metadata/args.js';
-import type { MetadataOperation, OperationContext, OperationResult } from '../../../core/metadata/operation.js';
+import {
+  type ArgsObject,
+  definePlugin,
+  type MetadataOperation,
+  type OperationContext,
+  type OperationResult,
+  registerMetadataOperations,
+} from '../../../core/sdk/index.js';
 import { trackFunction, trackFunctionV2, functionTarget, setFunctionCustomization, untrackFunction } from './track.js';
 import { createFunctionPermission, dropFunctionPermission } from './permissions.js';
 
 const PLUGIN_ID = 'metadata/functions';
-
-/** Kinds whose functions this engine serves (the spec shows function operations for `pg_` only). */
-const FUNCTION_PREFIXES = ['pg'] as const;
 
 type Handler = (ctx: OperationContext, args: ArgsObject, prefix: string, op: MetadataOperation) => Promise<OperationResult>;
 
@@ -43,6 +44,6 @@ export default definePlugin({
   name: 'functions',
   kind: 'metadata',
   register(_container, hooks) {
-    tapOperations(hooks, PLUGIN_ID, { prefixed: PREFIXED, prefixes: FUNCTION_PREFIXES, legacy: LEGACY });
+    registerMetadataOperations(hooks, PLUGIN_ID, { prefixed: PREFIXED, legacy: LEGACY, requires: 'functions' });
   },
 });

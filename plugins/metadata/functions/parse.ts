@@ -7,17 +7,18 @@
  */
 import {
   ARGS_PATH,
+  type ArgsObject,
   expectObject,
+  type FunctionConfiguration,
+  isGraphQLName,
   jsonTypeName,
   optionalString,
   parseFailed,
   parseTableName,
+  type QualifiedFunction,
+  qualifiedTableName,
   requireKey,
-  type ArgsObject,
-} from '../../../core/metadata/args.js';
-import type { FunctionConfiguration, QualifiedFunction } from '../../../core/metadata/types.js';
-import { qualifiedTableName } from '../../../core/metadata/types.js';
-import { isGraphQLName } from '../../../core/schema-cache/resolve/index.js';
+} from '../../../core/sdk/index.js';
 
 export const quotedFunction = (f: QualifiedFunction): string => `"${qualifiedTableName(f)}"`;
 

@@ -3,12 +3,22 @@
  * explicitly (needed for VOLATILE ones, and for all with `--infer-function-permissions=false`).
  * As in the reference, creating one needs the role's select permission on the function's table.
  */
-import { EngineError } from '../../../core/errors.js';
-import { ARGS_PATH, catalogIfAvailable, findTable, parseFailed, quotedTable, requireString, type ArgsObject } from '../../../core/metadata/args.js';
-import { SUCCESS, type OperationContext, type OperationResult } from '../../../core/metadata/operation.js';
-import { functionsNamed } from '../../../core/metadata/catalog-diff.js';
+import {
+  ARGS_PATH,
+  type ArgsObject,
+  catalogIfAvailable,
+  EngineError,
+  findTable,
+  type FunctionMetadata,
+  functionsNamed,
+  type OperationContext,
+  type OperationResult,
+  parseFailed,
+  quotedTable,
+  requireString,
+  SUCCESS,
+} from '../../../core/sdk/index.js';
 import { findFunction, functionTarget, requireFunction, type FunctionTarget } from './track.js';
-import type { FunctionMetadata } from '../../../core/metadata/types.js';
 import { quotedFunction } from './parse.js';
 
 function roleArg(args: ArgsObject): string {

@@ -5,12 +5,26 @@
  * operation with `invalid-configuration` and the inconsistent object, as `buildSchemaCacheFor`
  * does.
  */
-import { EngineError } from '../../../core/errors.js';
-import { ARGS_PATH, findTable, optionalString, requireKey, requireSourceOfKind, sameTable, sourceNameArg, type ArgsObject } from '../../../core/metadata/args.js';
-import { assertConsistent } from '../../../core/metadata/consistency.js';
-import { SUCCESS, type OperationContext, type OperationResult } from '../../../core/metadata/operation.js';
-import type { FunctionConfiguration, FunctionMetadata, QualifiedFunction, SourceMetadata } from '../../../core/metadata/types.js';
-import { functionObjectName } from '../../../core/schema-cache/resolve/index.js';
+import {
+  ARGS_PATH,
+  type ArgsObject,
+  assertConsistent,
+  EngineError,
+  findTable,
+  type FunctionConfiguration,
+  type FunctionMetadata,
+  functionObjectName,
+  type OperationContext,
+  type OperationResult,
+  optionalString,
+  type QualifiedFunction,
+  requireKey,
+  requireSourceOfKind,
+  sameTable,
+  type SourceMetadata,
+  sourceNameArg,
+  SUCCESS,
+} from '../../../core/sdk/index.js';
 import { functionOf, parseConfiguration, quotedFunction } from './parse.js';
 
 export interface FunctionTarget {

@@ -3,8 +3,7 @@
  * rows the role may select (its filter, not its row cap, as in the reference), or the distinct
  * values of the `distinct` columns (NULL counts as a value, as `SELECT DISTINCT` does).
  */
-import { requireTable, type ArgsObject } from '../../../core/metadata/args.js';
-import type { RootFieldIR } from '../../../core/graphql/ir.js';
+import { type ArgsObject, requireTable, type RootFieldIR } from '../../../core/sdk/index.js';
 import { DECODE, optionalStringList } from './parse.js';
 import { ARGS, checkColumn, requireAccess, requireColumn, requireTable as tableOf, type DmlContext } from './target.js';
 import { buildLegacyWhere } from './where.js';

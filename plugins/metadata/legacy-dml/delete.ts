@@ -2,9 +2,14 @@
  * The legacy `delete`: `{table, where, returning}` → a delete of the mutation IR, under the
  * role's delete permission (its filter) and its select permission, which `where` is read with.
  */
-import { EngineError } from '../../../core/errors.js';
-import { quotedTable, requireKey, requireTable, type ArgsObject } from '../../../core/metadata/args.js';
-import type { MutationIR } from '../../../core/graphql/ir-mutation.js';
+import {
+  type ArgsObject,
+  EngineError,
+  type MutationIR,
+  quotedTable,
+  requireKey,
+  requireTable,
+} from '../../../core/sdk/index.js';
 import { DECODE, optionalStringList } from './parse.js';
 import { mutationReturn } from './returning.js';
 import { ARGS, requireAccess, requireTable as tableOf, selectNeededFor, type DmlContext } from './target.js';

@@ -7,9 +7,15 @@
  * SQL, and nothing here changes the metadata. Taps `onMetadataOperation` only; safe to disable
  * (the operations then answer "unknown operation type").
  */
-import { definePlugin } from '../../../core/plugin.js';
-import { argsObject, type ArgsObject } from '../../../core/metadata/args.js';
-import { dataOperationTypes, RawJsonBody, type OperationResult } from '../../../core/metadata/operation.js';
+import {
+  type ArgsObject,
+  dataOperationTypes,
+  definePlugin,
+  type OperationResult,
+  type PrefixedHandler,
+  RawJsonBody,
+  registerMetadataOperations,
+} from '../../../core/sdk/index.js';
 import { COUNT_KEYS, countIR } from './count.js';
 import { deleteIR } from './delete.js';
 import { insertIR } from './insert.js';
@@ -36,15 +42,15 @@ const OPERATIONS: Readonly<Record<string, Handler>> = {
 export default definePlugin({
   name: 'legacy-dml',
   kind: 'metadata',
+  // The legacy operations act on the `pg` kind's sources.
+  dependsOn: ['db/postgres'],
   register(container, hooks) {
     const dataTypes = dataOperationTypes(container);
+    const legacy: Record<string, PrefixedHandler> = {};
     for (const [type, handler] of Object.entries(OPERATIONS)) {
       dataTypes.add(type);
-      hooks.onMetadataOperation.for(type).tapPromise(PLUGIN_ID, async (op, ctx) => {
-        if (ctx.endpoint !== 'query') return undefined;
-        const args = argsObject(op.args);
-        return handler(await dmlContext(ctx, args), args);
-      });
+      legacy[type] = async (ctx, args) => handler(await dmlContext(ctx, args), args);
     }
+    registerMetadataOperations(hooks, PLUGIN_ID, { legacy });
   },
 });

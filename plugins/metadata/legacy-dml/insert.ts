@@ -3,10 +3,21 @@
  * IR. `on_conflict` is `{action: ignore|update, constraint | constraint_on}`; `update` sets every
  * column the objects give (the reference's upsert), under the role's update permission.
  */
-import { EngineError } from '../../../core/errors.js';
-import { isPlainObject, jsonTypeName, parseFailed, quotedTable, requireKey, requireTable, type ArgsObject } from '../../../core/metadata/args.js';
-import type { ColumnValueIR, InsertRowIR, MutationIR, OnConflictIR } from '../../../core/graphql/ir-mutation.js';
-import type { ResolvedTable } from '../../../core/schema-cache/model.js';
+import {
+  type ArgsObject,
+  type ColumnValueIR,
+  EngineError,
+  type InsertRowIR,
+  isPlainObject,
+  jsonTypeName,
+  type MutationIR,
+  type OnConflictIR,
+  parseFailed,
+  quotedTable,
+  requireKey,
+  requireTable,
+  type ResolvedTable,
+} from '../../../core/sdk/index.js';
 import { DECODE, keyPath, optionalStringList, stringList } from './parse.js';
 import { mutationReturn } from './returning.js';
 import { accessOf, ARGS, checkColumn, requireAccess, requireColumn, requireTable as tableOf, type Access, type DmlContext } from './target.js';

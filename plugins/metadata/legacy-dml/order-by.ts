@@ -3,10 +3,15 @@
  * relationships), `{column, type: asc|desc, nulls: first|last}`, or a list of those. Each
  * column must be selectable by the role; each relationship crossed applies its table's filter.
  */
-import { EngineError } from '../../../core/errors.js';
-import { isPlainObject, jsonTypeName, parseFailed } from '../../../core/metadata/args.js';
-import { fieldKind } from '../../../core/metadata/permission-operators.js';
-import type { OrderByIR, OrderExprIR } from '../../../core/graphql/ir.js';
+import {
+  EngineError,
+  fieldKind,
+  isPlainObject,
+  jsonTypeName,
+  type OrderByIR,
+  type OrderExprIR,
+  parseFailed,
+} from '../../../core/sdk/index.js';
 import { checkColumn, relationshipAccess, type Access, type DmlContext } from './target.js';
 
 export interface OrderByItem {

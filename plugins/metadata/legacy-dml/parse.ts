@@ -3,7 +3,7 @@
  * anything, so its decoding errors are reported relative to the args object itself (`$`,
  * `$.limit`: "key \"where\" not found" at `$`), while later checks use `$.args...` paths.
  */
-import { isPlainObject, jsonTypeName, parseFailed, requireKey, type ArgsObject } from '../../../core/metadata/args.js';
+import { type ArgsObject, isPlainObject, jsonTypeName, parseFailed, requireKey } from '../../../core/sdk/index.js';
 
 /** Root of decoding-error paths. */
 export const DECODE = '$';

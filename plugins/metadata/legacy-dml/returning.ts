@@ -4,8 +4,7 @@
  * permission: its columns only, and (as this engine's GraphQL mutations do) only rows its
  * filter lets the role see.
  */
-import type { MutationReturnIR } from '../../../core/graphql/ir-mutation.js';
-import type { ResolvedTable } from '../../../core/schema-cache/model.js';
+import type { MutationReturnIR, ResolvedTable } from '../../../core/sdk/index.js';
 import { ARGS, checkColumn, requireColumn, type Access, type DmlContext } from './target.js';
 
 export function mutationReturn(dc: DmlContext, select: Access | null, table: ResolvedTable, returning: string[] | null): MutationReturnIR {

@@ -4,12 +4,14 @@
  * (with the session as `svc.user`). The session variables the permissions read are checked
  * first, with the reference's message for this API.
  */
-import { EngineError } from '../../../core/errors.js';
-import { bindParams } from '../../../core/graphql/execute/executor.js';
-import { sessionVariablesOf } from '../../../core/graphql/execute/mutation.js';
-import { sessionVariablesOfQuery } from '../../../core/graphql/plan/session-variables.js';
-import type { RootFieldIR } from '../../../core/graphql/ir.js';
-import type { MutationIR } from '../../../core/graphql/ir-mutation.js';
+import {
+  bindParams,
+  EngineError,
+  type MutationIR,
+  type RootFieldIR,
+  sessionVariablesOf,
+  sessionVariablesOfQuery,
+} from '../../../core/sdk/index.js';
 import { ARGS, type DmlContext } from './target.js';
 
 function requireSession(dc: DmlContext, names: readonly string[]): void {

@@ -5,10 +5,21 @@
  * `{name, alias, columns, where, order_by, limit, offset}`, nested to any depth. The answer is
  * the JSON array of rows.
  */
-import { EngineError } from '../../../core/errors.js';
-import { isPlainObject, jsonTypeName, optionalString, parseFailed, requireKey, requireTable, type ArgsObject } from '../../../core/metadata/args.js';
-import { fieldKind } from '../../../core/metadata/permission-operators.js';
-import type { FieldIR, RootFieldIR, SelectIR, TypedValueIR } from '../../../core/graphql/ir.js';
+import {
+  type ArgsObject,
+  EngineError,
+  type FieldIR,
+  fieldKind,
+  isPlainObject,
+  jsonTypeName,
+  optionalString,
+  parseFailed,
+  requireKey,
+  requireTable,
+  type RootFieldIR,
+  type SelectIR,
+  type TypedValueIR,
+} from '../../../core/sdk/index.js';
 import { buildOrderBy, parseOrderBy, type OrderByItem } from './order-by.js';
 import { DECODE, keyPath, optionalInt } from './parse.js';
 import { accessOf, ARGS, checkColumn, relationshipAccess, requireAccess, requireColumn, requireTable as tableOf, type Access, type DmlContext } from './target.js';

@@ -3,16 +3,25 @@
  * with its permissions on the tables of that source, as the reference engine's `askPermInfo` sees
  * them (admin has every column and no filter). Errors carry the reference's messages.
  */
-import { EngineError } from '../../../core/errors.js';
-import { ADMIN_ROLE, type Session } from '../../../core/auth/session.js';
-import { LEGACY_PREFIX, quotedTable, sourceNameArg, type ArgsObject } from '../../../core/metadata/args.js';
-import type { OperationContext } from '../../../core/metadata/operation.js';
-import type { QualifiedTable } from '../../../core/metadata/types.js';
-import type { ResolvedSource, ResolvedTable } from '../../../core/schema-cache/model.js';
-import type { BoolExpIR, TableRef } from '../../../core/graphql/ir.js';
-import type { ColumnValueIR } from '../../../core/graphql/ir-mutation.js';
-import { buildPermissionFilter } from '../../../core/graphql/plan/bool-exp.js';
-import { jsonInput, leafValue } from '../../../core/graphql/plan/input.js';
+import {
+  ADMIN_ROLE,
+  type ArgsObject,
+  type BoolExpIR,
+  buildPermissionFilter,
+  type ColumnValueIR,
+  EngineError,
+  jsonInput,
+  leafValue,
+  LEGACY_PREFIX,
+  type OperationContext,
+  type QualifiedTable,
+  quotedTable,
+  type ResolvedSource,
+  type ResolvedTable,
+  type Session,
+  sourceNameArg,
+  type TableRef,
+} from '../../../core/sdk/index.js';
 
 export const ARGS = '$.args';
 

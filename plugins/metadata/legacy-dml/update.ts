@@ -3,9 +3,16 @@
  * update of the mutation IR, under the role's update permission (its columns, filter, check and
  * presets) and its select permission, which `where` is read with.
  */
-import { EngineError } from '../../../core/errors.js';
-import { quotedTable, requireKey, requireTable, type ArgsObject } from '../../../core/metadata/args.js';
-import type { MutationIR, UpdateOperator, UpdateOpIR } from '../../../core/graphql/ir-mutation.js';
+import {
+  type ArgsObject,
+  EngineError,
+  type MutationIR,
+  quotedTable,
+  requireKey,
+  requireTable,
+  type UpdateOperator,
+  type UpdateOpIR,
+} from '../../../core/sdk/index.js';
 import { keyPath, DECODE, optionalObject, optionalStringList } from './parse.js';
 import { mutationReturn } from './returning.js';
 import { ARGS, checkColumn, requireAccess, requireColumn, requireTable as tableOf, selectNeededFor, type Access, type DmlContext } from './target.js';

@@ -3,10 +3,15 @@
  * type (a JSON number for an integer column, a string for text, anything the database parses
  * for the other types), and always sent as parameters.
  */
-import { EngineError } from '../../../core/errors.js';
-import { checkValue, comparedType, PermissionValidationError } from '../../../core/metadata/permission-values.js';
-import type { TypedValueIR } from '../../../core/graphql/ir.js';
-import type { ResolvedSource, ResolvedTable } from '../../../core/schema-cache/model.js';
+import {
+  checkValue,
+  comparedType,
+  EngineError,
+  PermissionValidationError,
+  type ResolvedSource,
+  type ResolvedTable,
+  type TypedValueIR,
+} from '../../../core/sdk/index.js';
 
 export function columnValue(source: ResolvedSource, table: ResolvedTable, column: string, value: unknown, path: string): TypedValueIR {
   const col = table.columnsByName.get(column)!;

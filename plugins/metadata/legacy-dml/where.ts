@@ -5,12 +5,19 @@
  * every column read must be selectable by the role, and a relationship (or `_exists`) may only
  * be crossed into a table the role may select from, whose row filter is AND-ed in there.
  */
-import { EngineError } from '../../../core/errors.js';
-import { isPlainObject, parseTableName } from '../../../core/metadata/args.js';
-import { PermissionValidationError, validateBoolExp } from '../../../core/metadata/permission-validate.js';
-import type { BoolExpIR } from '../../../core/graphql/ir.js';
-import { and, andMaybe, not, or } from '../../../core/graphql/plan/bool.js';
-import { buildPermissionFilter } from '../../../core/graphql/plan/bool-exp.js';
+import {
+  and,
+  andMaybe,
+  type BoolExpIR,
+  buildPermissionFilter,
+  EngineError,
+  isPlainObject,
+  not,
+  or,
+  parseTableName,
+  PermissionValidationError,
+  validateBoolExp,
+} from '../../../core/sdk/index.js';
 import { checkColumn, relationshipAccess, requireAccess, requireTable, type Access, type DmlContext } from './target.js';
 
 const COLUMN_OPERATORS = new Set(['ceq', 'cne', 'cneq', 'cgt', 'clt', 'cgte', 'clte']);

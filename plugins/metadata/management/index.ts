@@ -4,13 +4,22 @@
  * (the legacy /v1/query has them too). Disabling this plugin leaves no way to back up or restore
  * metadata, so keep it.
  */
-import { definePlugin } from '../../../core/plugin.js';
-import { EngineError } from '../../../core/errors.js';
-import { SUCCESS, type MetadataOperation, type OperationContext, type OperationResult, type ReloadRequest } from '../../../core/metadata/operation.js';
-import { exportMetadata, parseMetadataDocument } from '../../../core/metadata/document.js';
-import { dropInconsistentObjects } from '../../../core/metadata/drop-inconsistent.js';
-import { initialMetadata } from '../../../core/metadata/defaults.js';
-import type { SourceMetadata } from '../../../core/metadata/types.js';
+import {
+  definePlugin,
+  dropInconsistentObjects,
+  EngineError,
+  exportMetadata,
+  inconsistencyDroppers,
+  initialMetadata,
+  type MetadataOperation,
+  type OperationContext,
+  type OperationResult,
+  parseMetadataDocument,
+  registerMetadataOperations,
+  type ReloadRequest,
+  type SourceMetadata,
+  SUCCESS,
+} from '../../../core/sdk/index.js';
 
 const PLUGIN_ID = 'metadata/management';
 
@@ -26,8 +35,12 @@ const argsObject = (op: MetadataOperation, ctx: OperationContext): Record<string
   return a as Record<string, unknown>;
 };
 
+/** Cron triggers created with `include_in_metadata: false` stay out of exports (and replacements). */
+const hiddenCronTrigger = (t: Record<string, unknown>): boolean => t['include_in_metadata'] === false;
+
 function exportOp(op: MetadataOperation, ctx: OperationContext): OperationResult {
-  const metadata = exportMetadata(ctx.draft);
+  const shown = (ctx.draft.cron_triggers ?? []).filter((t) => !hiddenCronTrigger(t));
+  const metadata = exportMetadata({ ...ctx.draft, cron_triggers: shown });
   if (op.version === 2) return { body: { resource_version: ctx.cache.resourceVersion, metadata } };
   return { body: metadata };
 }
@@ -39,7 +52,9 @@ async function replaceOp(op: MetadataOperation, ctx: OperationContext): Promise<
   if (isV2 && raw === undefined) throw new EngineError('parse-failed', 'key "metadata" not found', { path: ctx.path });
   const allow = isV2 && args['allow_inconsistent_metadata'] === true;
   const defaults = ctx.container.resolve<MetadataDefaults>('metadataDefaults');
+  const hidden = (ctx.draft.cron_triggers ?? []).filter(hiddenCronTrigger);
   ctx.draft = parseMetadataDocument(raw, isV2 ? `${ctx.path}.metadata` : ctx.path, () => defaults.defaultSource());
+  keepHiddenCronTriggers(ctx, hidden);
   ctx.markChanged();
   // A replacement is judged on its own: inconsistencies the old metadata had count too.
   const preview = await ctx.rebuildPreview();
@@ -53,6 +68,18 @@ async function replaceOp(op: MetadataOperation, ctx: OperationContext): Promise<
   }
   ctx.allowInconsistency();
   return { body: { is_consistent: false, inconsistent_objects: preview.inconsistentObjects } };
+}
+
+/** As the reference: replace_metadata cannot touch cron triggers kept out of the metadata. */
+function keepHiddenCronTriggers(ctx: OperationContext, hidden: Record<string, unknown>[]): void {
+  if (hidden.length === 0) return;
+  const given = ctx.draft.cron_triggers ?? [];
+  for (const t of given) {
+    if (hidden.some((h) => h['name'] === t['name'])) {
+      throw new EngineError('already-exists', `cron trigger with name "${String(t['name'])}" already exists as a cron trigger with "included_in_metadata" as false`, { path: ctx.path });
+    }
+  }
+  ctx.draft.cron_triggers = [...given, ...hidden];
 }
 
 function reloadFlag(value: unknown, name: string, fallback: boolean, path: string): boolean | string[] {
@@ -93,7 +120,9 @@ function getInconsistentOp(_op: MetadataOperation, ctx: OperationContext): Opera
 
 function dropInconsistentOp(_op: MetadataOperation, ctx: OperationContext): OperationResult {
   if (ctx.cache.inconsistentObjects.length > 0) {
-    dropInconsistentObjects(ctx.draft, ctx.cache.inconsistentObjects);
+    const droppers = inconsistencyDroppers(ctx.container);
+    for (const o of ctx.cache.inconsistentObjects) droppers.get(o.type)?.(ctx.draft, o);
+    dropInconsistentObjects(ctx.draft, ctx.cache.inconsistentObjects.filter((o) => !droppers.has(o.type)));
     ctx.markChanged();
     ctx.allowInconsistency();
   }
@@ -113,8 +142,6 @@ export default definePlugin({
   name: 'management',
   kind: 'metadata',
   register(_container, hooks) {
-    for (const [type, handler] of Object.entries(HANDLERS)) {
-      hooks.onMetadataOperation.for(type).tapPromise(PLUGIN_ID, async (op, ctx) => handler(op, ctx));
-    }
+    registerMetadataOperations(hooks, PLUGIN_ID, { unprefixed: HANDLERS, endpoints: { unprefixed: ['metadata', 'query', 'schema'] } });
   },
 });

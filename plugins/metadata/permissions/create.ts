@@ -6,15 +6,27 @@
  * operators and values are checked against the database there, and a failure is reported as the
  * reference does, `invalid-configuration` with the inconsistent object in `internal`.
  */
-import { EngineError } from '../../../core/errors.js';
-import { ARGS_PATH, optionalString, parseFailed, quotedTable, requireKey, requireString, requireTable, trackedTable, type ArgsObject } from '../../../core/metadata/args.js';
-import { assertConsistent } from '../../../core/metadata/consistency.js';
-import type { PermissionType } from '../../../core/metadata/dependencies.js';
-import { SUCCESS, type OperationContext, type OperationResult } from '../../../core/metadata/operation.js';
-import { parsePermission } from '../../../core/metadata/permission-parse.js';
-import type { PermissionEntry } from '../../../core/metadata/types.js';
-import { ADMIN_ROLE } from '../../../core/auth/session.js';
-import { permissionObjectName } from '../../../core/schema-cache/resolve/index.js';
+import {
+  ADMIN_ROLE,
+  ARGS_PATH,
+  type ArgsObject,
+  assertConsistent,
+  EngineError,
+  type OperationContext,
+  type OperationResult,
+  optionalString,
+  parseFailed,
+  parsePermission,
+  type PermissionEntry,
+  permissionObjectName,
+  type PermissionType,
+  quotedTable,
+  requireKey,
+  requireString,
+  requireTable,
+  SUCCESS,
+  trackedTable,
+} from '../../../core/sdk/index.js';
 import { findPermission, permissionList, setPermissionList } from './lists.js';
 
 /** A role name: a non-empty string. */

@@ -1,9 +1,7 @@
 /**
  * Where each kind of permission lives in a table's metadata entry, and how an operation names it.
  */
-import { PERMISSION_LIST_KEY } from '../../../core/metadata/dependencies.js';
-import type { PermissionType } from '../../../core/metadata/dependencies.js';
-import type { PermissionEntry, TableMetadata } from '../../../core/metadata/types.js';
+import { PERMISSION_LIST_KEY, type PermissionEntry, type PermissionType, type TableMetadata } from '../../../core/sdk/index.js';
 
 const LIST_KEY = PERMISSION_LIST_KEY;
 

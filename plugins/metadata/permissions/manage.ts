@@ -3,11 +3,21 @@
  * depends on a permission, so a drop only removes it. Both fail for a permission that is not
  * defined, with the reference's differing wordings and codes.
  */
-import { EngineError } from '../../../core/errors.js';
-import { ARGS_PATH, jsonTypeName, quotedTable, requireKey, requireTable, trackedTable, type ArgsObject } from '../../../core/metadata/args.js';
-import type { PermissionType } from '../../../core/metadata/dependencies.js';
-import { SUCCESS, type OperationContext, type OperationResult } from '../../../core/metadata/operation.js';
-import { parsePermissionType } from '../../../core/metadata/permission-parse.js';
+import {
+  ARGS_PATH,
+  type ArgsObject,
+  EngineError,
+  jsonTypeName,
+  type OperationContext,
+  type OperationResult,
+  parsePermissionType,
+  type PermissionType,
+  quotedTable,
+  requireKey,
+  requireTable,
+  SUCCESS,
+  trackedTable,
+} from '../../../core/sdk/index.js';
 import { roleArg } from './create.js';
 import { findPermission, permissionList, setPermissionList } from './lists.js';
 

@@ -4,23 +4,27 @@
  * is rebuilt and the new relationship must resolve, which checks the foreign key, the target
  * table and the mapped columns with the reference's messages.
  */
-import { EngineError } from '../../../core/errors.js';
 import {
   ARGS_PATH,
+  type ArgsObject,
+  assertConsistent,
   catalogIfAvailable,
+  EngineError,
+  isGraphQLName,
+  type OperationContext,
+  type OperationResult,
   optionalString,
   parseFailed,
+  parseRelationshipUsing,
   quotedTable,
+  type RelationshipKind,
+  type RelationshipMetadata,
+  relationshipObjectName,
   requireKey,
   requireString,
+  SUCCESS,
   trackedTable,
-  type ArgsObject,
-} from '../../../core/metadata/args.js';
-import { assertConsistent } from '../../../core/metadata/consistency.js';
-import type { RelationshipKind } from '../../../core/metadata/dependencies.js';
-import { SUCCESS, type OperationContext, type OperationResult } from '../../../core/metadata/operation.js';
-import type { RelationshipMetadata } from '../../../core/metadata/types.js';
-import { isGraphQLName, parseRelationshipUsing, relationshipObjectName } from '../../../core/schema-cache/resolve/index.js';
+} from '../../../core/sdk/index.js';
 import { fieldNames, listKey } from './fields.js';
 
 /** A relationship name: non-empty, and a GraphQL name since it becomes a field. */

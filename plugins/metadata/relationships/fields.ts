@@ -2,9 +2,7 @@
  * The field names a table already has (columns, relationships, computed fields, remote
  * relationships), which a new relationship name must not reuse.
  */
-import type { DatabaseCatalog } from '../../../core/db/catalog.js';
-import type { RelationshipKind } from '../../../core/metadata/dependencies.js';
-import type { RelationshipMetadata, TableMetadata } from '../../../core/metadata/types.js';
+import type { DatabaseCatalog, RelationshipKind, RelationshipMetadata, TableMetadata } from '../../../core/sdk/index.js';
 
 export function columnNames(meta: TableMetadata, catalog: DatabaseCatalog | undefined): Set<string> {
   const entry = catalog?.tables.find((t) => t.schema === meta.table.schema && t.name === meta.table.name);

@@ -1,19 +1,20 @@
 /**
  * Relationship operations: `<prefix>_create_object_relationship`,
  * `_create_array_relationship`, `_drop_relationship`, `_set_relationship_comment`,
- * `_rename_relationship` for every kind prefix on `/v1/metadata`, and the same operations without
+ * `_rename_relationship` for every loaded kind's prefix on `/v1/metadata`, and the same operations without
  * a prefix on the legacy `/v1/query` (acting on `pg_` sources).
  */
-import { tapOperations } from '../../../core/metadata/register.js';
-import { definePlugin } from '../../../core/plugin.js';
-import type { ArgsObject } from '../../../core/metadata/args.js';
-import type { OperationContext, OperationResult } from '../../../core/metadata/operation.js';
+import {
+  type ArgsObject,
+  definePlugin,
+  type OperationContext,
+  type OperationResult,
+  registerMetadataOperations,
+} from '../../../core/sdk/index.js';
 import { createRelationship } from './create.js';
 import { dropRelationship, renameRelationship, setRelationshipComment } from './manage.js';
 
 const PLUGIN_ID = 'metadata/relationships';
-
-export const RELATIONSHIP_PREFIXES = ['pg', 'sqlb', 'dist', 'wh'] as const;
 
 type Handler = (ctx: OperationContext, args: ArgsObject, prefix: string) => Promise<OperationResult>;
 
@@ -29,6 +30,6 @@ export default definePlugin({
   name: 'relationships',
   kind: 'metadata',
   register(_container, hooks) {
-    tapOperations(hooks, PLUGIN_ID, { prefixed: OPERATIONS, prefixes: RELATIONSHIP_PREFIXES });
+    registerMetadataOperations(hooks, PLUGIN_ID, { prefixed: OPERATIONS });
   },
 });

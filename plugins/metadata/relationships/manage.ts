@@ -3,28 +3,28 @@
  * the permissions whose filters traverse the relationship; a rename rewrites those filters so
  * they keep working.
  */
-import { EngineError } from '../../../core/errors.js';
 import {
   ARGS_PATH,
+  type ArgsObject,
+  assertConsistent,
   catalogIfAvailable,
+  type DatabaseCatalog,
+  dependencyError,
+  EngineError,
   jsonTypeName,
+  type OperationContext,
+  type OperationResult,
   optionalBoolean,
   quotedTable,
-  requireString,
-  trackedTable,
-  type ArgsObject,
-} from '../../../core/metadata/args.js';
-import { assertConsistent } from '../../../core/metadata/consistency.js';
-import {
-  dependencyError,
   relationshipDependents,
+  relationshipObjectName,
   removeDependents,
   renameRelationshipInPermissions,
-} from '../../../core/metadata/dependencies.js';
-import { SUCCESS, type OperationContext, type OperationResult } from '../../../core/metadata/operation.js';
-import type { DatabaseCatalog } from '../../../core/db/catalog.js';
-import type { TableMetadata } from '../../../core/metadata/types.js';
-import { relationshipObjectName } from '../../../core/schema-cache/resolve/index.js';
+  requireString,
+  SUCCESS,
+  type TableMetadata,
+  trackedTable,
+} from '../../../core/sdk/index.js';
 import { relationshipName } from './create.js';
 import { columnNames, fieldNames, findRelationship, listKey } from './fields.js';
 

@@ -1,5 +1,13 @@
 /** The arguments of `run_sql`, with the reference engine's defaults and parse errors. */
-import { ARGS_PATH, argsObject, optionalBoolean, requireString, sourceNameArg, parseFailed, jsonTypeName } from '../../../core/metadata/args.js';
+import {
+  ARGS_PATH,
+  argsObject,
+  jsonTypeName,
+  optionalBoolean,
+  parseFailed,
+  requireString,
+  sourceNameArg,
+} from '../../../core/sdk/index.js';
 
 export interface RunSqlArgs {
   sql: string;

@@ -4,11 +4,18 @@
  * commits. After it commits, the draft takes the new metadata and the source is introspected again
  * when rebuilding, so a new column is queryable without reload_metadata.
  */
-import { EngineError, isEngineError } from '../../../core/errors.js';
-import { ARGS_PATH, requireSourceOfKind } from '../../../core/metadata/args.js';
-import type { MetadataOperation, OperationContext, OperationResult } from '../../../core/metadata/operation.js';
-import { applySchemaChange, type SchemaChangeOutcome } from '../../../core/metadata/schema-change.js';
-import type { SourceConnections } from '../../../core/schema-cache/connections.js';
+import {
+  applySchemaChange,
+  ARGS_PATH,
+  EngineError,
+  isEngineError,
+  type MetadataOperation,
+  type OperationContext,
+  type OperationResult,
+  requireSourceOfKind,
+  type SchemaChangeOutcome,
+  type SourceConnections,
+} from '../../../core/sdk/index.js';
 import { needsMetadataCheck, parseRunSqlArgs } from './args.js';
 
 export function runSqlHandler(prefix: string) {

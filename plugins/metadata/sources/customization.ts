@@ -2,10 +2,14 @@
  * Parses a source `customization` (Document 1 §2.3). Names must be GraphQL names, as in the
  * reference, because they end up in generated field and type names.
  */
-import { EngineError } from '../../../core/errors.js';
-import { expectObject, jsonTypeName, parseFailed } from '../../../core/metadata/args.js';
-import type { SourceCustomization } from '../../../core/metadata/types.js';
-import { isGraphQLName } from '../../../core/schema-cache/resolve/index.js';
+import {
+  EngineError,
+  expectObject,
+  isGraphQLName,
+  jsonTypeName,
+  parseFailed,
+  type SourceCustomization,
+} from '../../../core/sdk/index.js';
 
 /** `svc-default` is the neutral spelling of the reference's `hasura-default`; both are accepted. */
 const NAMING_CONVENTIONS = ['svc-default', 'hasura-default', 'graphql-default'];

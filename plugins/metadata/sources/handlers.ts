@@ -4,22 +4,29 @@
  * rebuilding, so an unreachable database fails the operation the way the reference does
  * (`invalid-configuration` with the source's inconsistency).
  */
-import { EngineError } from '../../../core/errors.js';
 import {
   ARGS_PATH,
   argsObject,
+  type ArgsObject,
+  assertConsistent,
+  dependencyError,
+  EngineError,
   isPlainObject,
+  type MetadataDocument,
+  type MetadataOperation,
+  type OperationContext,
+  type OperationResult,
   optionalBoolean,
+  removeDependents,
   requireKey,
   requireSource,
   requireString,
-  type ArgsObject,
-} from '../../../core/metadata/args.js';
-import { assertConsistent } from '../../../core/metadata/consistency.js';
-import { dependencyError, removeDependents, sourceDependents } from '../../../core/metadata/dependencies.js';
-import { SUCCESS, type MetadataOperation, type OperationContext, type OperationResult } from '../../../core/metadata/operation.js';
-import type { MetadataDocument, SourceMetadata } from '../../../core/metadata/types.js';
+  sourceDependents,
+  type SourceMetadata,
+  SUCCESS,
+} from '../../../core/sdk/index.js';
 import { parseSourceCustomization } from './customization.js';
+import { applyHealthCheckArg } from './health-check.js';
 
 const sourceObject = (name: string): string => `source ${name}`;
 
@@ -43,9 +50,11 @@ export async function addSource(prefix: string, op: MetadataOperation, ctx: Oper
     existing.configuration = configuration as Record<string, unknown>;
     if (customization) existing.customization = customization;
     else delete existing.customization;
+    applyHealthCheckArg(existing, args, ARGS_PATH);
   } else {
     const source: SourceMetadata = { name, kind: kind.kind, tables: [], configuration: configuration as Record<string, unknown> };
     if (customization) source.customization = customization;
+    applyHealthCheckArg(source, args, ARGS_PATH);
     ctx.draft.sources.push(source);
   }
   ctx.markChanged();
@@ -70,6 +79,7 @@ export async function updateSource(prefix: string, op: MetadataOperation, ctx: O
   }
   if (hasConfiguration) source.configuration = args.configuration as Record<string, unknown>;
   if (customization) source.customization = customization;
+  applyHealthCheckArg(source, args, ARGS_PATH);
   ctx.markChanged();
   await assertConsistent(ctx, [sourceObject(name)]);
   return SUCCESS;

@@ -3,11 +3,16 @@
  * the reference), whether it is an enum table, and its federation setting. Each rebuilds and
  * fails with the table's inconsistency if the change makes it unservable.
  */
-import type { TableTarget } from '../../../core/metadata/args.js';
-import { assertConsistent } from '../../../core/metadata/consistency.js';
-import { SUCCESS, type OperationContext, type OperationResult } from '../../../core/metadata/operation.js';
-import type { TableConfiguration, TableMetadata } from '../../../core/metadata/types.js';
-import { tableObjectName } from '../../../core/schema-cache/resolve/index.js';
+import {
+  assertConsistent,
+  type OperationContext,
+  type OperationResult,
+  SUCCESS,
+  type TableConfiguration,
+  type TableMetadata,
+  tableObjectName,
+  type TableTarget,
+} from '../../../core/sdk/index.js';
 import { setFederation } from './federation.js';
 import { isEmptyConfiguration } from './table-config.js';
 

@@ -3,9 +3,7 @@
  * engine's name `apollo_federation_config` is accepted too, and metadata stores it under the
  * reference's export key (`apollo_federation_config`) so exported metadata moves across unchanged.
  */
-import { EngineError } from '../../../core/errors.js';
-import { expectObject, type ArgsObject } from '../../../core/metadata/args.js';
-import type { TableMetadata } from '../../../core/metadata/types.js';
+import { type ArgsObject, EngineError, expectObject, type TableMetadata } from '../../../core/sdk/index.js';
 
 export const FEDERATION_KEYS = ['gateway_federation_config', 'apollo_federation_config'] as const;
 

@@ -5,15 +5,17 @@
 import {
   ARGS_PATH,
   argsObject,
+  type ArgsObject,
   LEGACY_PREFIX,
-  tableTarget,
-  trackedTable,
+  type MetadataOperation,
+  type OperationContext,
+  type OperationResult,
   parseTableName,
   requireBoolean,
   requireKey,
-  type ArgsObject,
-} from '../../../core/metadata/args.js';
-import type { MetadataOperation, OperationContext, OperationResult } from '../../../core/metadata/operation.js';
+  tableTarget,
+  trackedTable,
+} from '../../../core/sdk/index.js';
 import { customFieldsConfiguration, setFederationConfig, setTableCustomization, setTableIsEnum } from './customize.js';
 import { federationArg } from './federation.js';
 import { parseTableConfiguration } from './table-config.js';

@@ -2,11 +2,19 @@
  * Parses a TableConfig (Document 1 §2.4) with the reference's rules: custom names must be GraphQL
  * names and custom root field names must not repeat. The parsed value is what metadata stores.
  */
-import { expectObject, jsonTypeName, parseFailed, type ArgsObject } from '../../../core/metadata/args.js';
-import type { ColumnConfig, CustomRootFields, TableConfiguration } from '../../../core/metadata/types.js';
-import { customRootFieldName, ROOT_FIELD_KINDS } from '../../../core/schema-cache/resolve/naming.js';
-import { isGraphQLName } from '../../../core/schema-cache/resolve/index.js';
-import { englishList } from '../../../core/schema-cache/resolve/table.js';
+import {
+  type ArgsObject,
+  type ColumnConfig,
+  customRootFieldName,
+  type CustomRootFields,
+  englishList,
+  expectObject,
+  isGraphQLName,
+  jsonTypeName,
+  parseFailed,
+  ROOT_FIELD_KINDS,
+  type TableConfiguration,
+} from '../../../core/sdk/index.js';
 
 function graphqlName(value: unknown, path: string): string {
   if (typeof value !== 'string') throw parseFailed(`expected String, but encountered ${jsonTypeName(value)}`, path);

@@ -3,26 +3,37 @@
  * (not already tracked, no function of that name, no root field of that name, the table exists,
  * GraphQL-compliant names) and then rebuilds to catch the rest (enum shape, name clashes).
  */
-import type { CatalogTable } from '../../../core/db/catalog.js';
-import { EngineError } from '../../../core/errors.js';
 import {
   ARGS_PATH,
-  catalogIfAvailable,
-  findTable,
-  optionalBoolean,
-  quotedTable,
-  sameTable,
   type ArgsObject,
+  assertConsistent,
+  catalogIfAvailable,
+  type CatalogTable,
+  defaultIdentifier,
+  dependencyError,
+  EngineError,
+  findTable,
+  isGraphQLName,
+  namingConventionOf,
+  notGraphQLName,
+  type OperationContext,
+  type OperationResult,
+  optionalBoolean,
+  type QualifiedTable,
+  qualifiedTableName,
+  quotedTable,
+  removeDependents,
+  rootFieldNames,
+  sameTable,
+  type SourceMetadata,
+  SUCCESS,
+  type TableConfiguration,
+  tableDependents,
+  tableInconsistency,
+  type TableMetadata,
+  tableObjectName,
   type TableTarget,
-} from '../../../core/metadata/args.js';
-import { assertConsistent } from '../../../core/metadata/consistency.js';
-import { dependencyError, removeDependents, tableDependents } from '../../../core/metadata/dependencies.js';
-import { SUCCESS, type OperationContext, type OperationResult } from '../../../core/metadata/operation.js';
-import type { QualifiedTable, SourceMetadata, TableConfiguration, TableMetadata } from '../../../core/metadata/types.js';
-import { qualifiedTableName } from '../../../core/metadata/types.js';
-import { defaultIdentifier, isGraphQLName, namingConventionOf, rootFieldNames, tableObjectName } from '../../../core/schema-cache/resolve/index.js';
-import { tableInconsistency } from '../../../core/schema-cache/resolve/inconsistency.js';
-import { notGraphQLName } from '../../../core/schema-cache/resolve/table.js';
+} from '../../../core/sdk/index.js';
 import { setFederation } from './federation.js';
 import { isEmptyConfiguration } from './table-config.js';
 

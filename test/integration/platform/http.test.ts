@@ -57,7 +57,7 @@ describe('HTTP server (integration)', function () {
       is_allow_list_enabled: false,
       is_function_permissions_inferred: true,
       is_remote_schema_permissions_enabled: false,
-      live_queries: { batch_size: 100, refetch_delay: 1000 },
+      live_queries: { batch_size: 100, refetch_delay: 1 },
     });
     expect(res.body).to.have.property('version');
     expect(res.body).to.have.property('jwt', null);

@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { Engine } from '../../../core/engine.js';
 import { definePlugin } from '../../../core/plugin.js';
 import { BootError } from '../../../core/errors.js';
-import { LATEST_CATALOG_VERSION } from '../../../core/metadata/catalog-migrations.js';
+import { LATEST_CATALOG_VERSION } from '../../../plugins/db/postgres/catalog-migrations.js';
 import { createLogger } from '../../../core/logger.js';
 import { loadPlugins, DEFAULT_PLUGIN_CONFIG } from '../../../core/kernel/loader.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';

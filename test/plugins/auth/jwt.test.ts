@@ -12,6 +12,7 @@ import adminSecret from '../../../plugins/auth/admin-secret/index.js';
 import jwt, { DEFAULT_CLAIMS_NAMESPACE } from '../../../plugins/auth/jwt/index.js';
 import unauthorizedRole from '../../../plugins/auth/unauthorized-role/index.js';
 import { configStatus } from '../../../plugins/api/config/index.js';
+import { ProvidedFeatures } from '../../../core/features/index.js';
 import { testConfig } from '../../helpers/config.js';
 
 const NS = 'https://svc-graphql-engine.io/jwt/claims';
@@ -133,7 +134,7 @@ describe('auth/jwt', () => {
 
   it('uses the default claims namespace the config API reports', () => {
     expect(DEFAULT_CLAIMS_NAMESPACE).to.equal(NS);
-    const status = configStatus(testConfig({ jwtSecret: { type: 'HS256', key: HS_KEY } }));
+    const status = configStatus(testConfig({ jwtSecret: { type: 'HS256', key: HS_KEY } }), new ProvidedFeatures([]));
     expect(status['jwt']).to.deep.equal({ claims_namespace: NS, claims_format: 'json' });
   });
 
@@ -219,8 +220,8 @@ describe('auth/jwt', () => {
         'Could not verify JWT: JWTNotInAudience',
       );
       expect(await roleOf(k, bearer(await tokenFor(userClaims(), { aud: ['x', 'app-2'] })))).to.equal('user');
-      // The reference engine checks `aud` only when the token has one.
-      expect(await roleOf(k, bearer(await tokenFor()))).to.equal('user');
+      // Stricter than the reference engine (which checks `aud` only when the token has one).
+      await expectRefused(k, bearer(await tokenFor()), 'invalid-jwt', 'Could not verify JWT: JWTNotInAudience');
     });
 
     it('refuses a wrong issuer, accepts the configured one', async () => {
@@ -233,6 +234,8 @@ describe('auth/jwt', () => {
       );
       const good = await tokenFor(userClaims(), { iss: 'https://issuer.example' });
       expect(await roleOf(k, bearer(good))).to.equal('user');
+      // Stricter than the reference engine: a token without `iss` is not from the configured issuer.
+      await expectRefused(k, bearer(await tokenFor()), 'invalid-jwt', 'Could not verify JWT: JWTNotInIssuer');
     });
 
     it('refuses an HS256 token signed with the RS256 public key PEM as HMAC secret (key confusion)', async () => {
@@ -527,6 +530,37 @@ describe('auth/jwt', () => {
       state.status = 503;
       expect(await roleOf(k, bearer(token))).to.equal('user');
       expect(lines.some((l) => l.includes('Non-2xx response on fetching JWK from: '))).to.equal(true);
+    });
+
+    it('refuses an oversized JWK answer with a clear log line and keeps no keys from it', async () => {
+      const lines: string[] = [];
+      state.body = JSON.stringify({ keys: [], padding: 'x'.repeat(8192) });
+      const k = await kernelWith({ jwk_url: url }, {}, { logLines: lines, pluginOptions: { 'auth/jwt': { jwkMaxResponseBytes: 4096 } } });
+      await expectRefused(k, bearer(await kidToken(kidA, rsa.privateKey)), 'invalid-jwt', 'Could not verify JWT: JWSError NoUsableKeys');
+      expect(lines.some((l) => l.includes('Error fetching JWK: response larger than 4096 bytes'))).to.equal(true);
+    });
+
+    it('gives up on a JWK endpoint that does not answer in time', async () => {
+      const lines: string[] = [];
+      const silent = createServer(() => {
+        // never answers
+      });
+      await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+      try {
+        const k = await kernelWith(
+          { jwk_url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/jwks` },
+          {},
+          { logLines: lines, pluginOptions: { 'auth/jwt': { jwkFetchTimeoutSeconds: 0.2 } } },
+        );
+        const started = Date.now();
+        await expectRefused(k, bearer(await kidToken(kidA, rsa.privateKey)), 'invalid-jwt', 'Could not verify JWT: JWSError NoUsableKeys');
+        expect(Date.now() - started).to.be.lessThan(5000);
+        expect(lines.some((l) => l.includes('Error fetching JWK: timed out after 200 ms'))).to.equal(true);
+        await k.dispose();
+      } finally {
+        silent.closeAllConnections();
+        await new Promise<void>((r) => silent.close(() => r()));
+      }
     });
   });
 

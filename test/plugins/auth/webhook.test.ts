@@ -253,8 +253,25 @@ describe('auth/webhook', () => {
       };
       const kernel = await kernelWith({}, { 'auth/webhook': { timeoutSeconds: 0.2 } });
       const started = Date.now();
-      await expectRefused(kernel, request({}), 'unexpected', 500, 'webhook authentication request failed');
+      await expectRefused(kernel, request({}), 'unexpected', 500, 'webhook authentication request timed out');
       expect(Date.now() - started).to.be.lessThan(1500);
+    });
+
+    it('answers 500 when the answer is larger than the cap, declared or streamed', async () => {
+      const kernel = await kernelWith({}, { 'auth/webhook': { maxResponseBytes: 1024 } });
+      const padded = { 'x-svc-role': 'user', 'x-svc-pad': 'p'.repeat(4096) };
+      respond = json(200, padded);
+      await expectRefused(kernel, request({}), 'unexpected', 500, 'webhook authentication response is too large');
+      respond = (_req, res) => {
+        // No Content-Length: the cap must hold while the body streams in.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"x-svc-role":"user","x-svc-pad":"');
+        for (let i = 0; i < 8; i++) res.write('q'.repeat(512));
+        res.end('"}');
+      };
+      await expectRefused(kernel, request({}), 'unexpected', 500, 'webhook authentication response is too large');
+      respond = json(200, { 'x-svc-role': 'user' });
+      expect((await kernel.hooks.onRequestAuth.promise(request({})))?.role).to.equal('user');
     });
 
     it('answers 500 when the webhook cannot be reached', async () => {

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT, SOURCE_ENTRY } from '../../helpers/process.js';
 import { BootError } from '../../../core/errors.js';
 import { ENGINE_VERSION } from '../../../core/version.js';
 import { composeDatabaseUrl, parseServerConfig, type ParseInput } from '../../../core/config/parse.js';
@@ -34,10 +34,15 @@ function samples(o: ServerOption): [Sample, Sample] {
             { raw: 'postgres://u:p@db.example.com:5432/app', expected: 'postgres://u:p@db.example.com:5432/app' },
             { raw: 'postgresql://x@other.example.com/z', expected: 'postgresql://x@other.example.com/z' },
           ]
-        : [
-            { raw: 'https://auth.example.com/hook', expected: 'https://auth.example.com/hook' },
-            { raw: 'http://localhost:3000/hook', expected: 'http://localhost:3000/hook' },
-          ];
+        : t.schemes.includes('redis')
+          ? [
+              { raw: 'redis://127.0.0.1:6379/0', expected: 'redis://127.0.0.1:6379/0' },
+              { raw: 'rediss://:secret@cache.example.com:6380', expected: 'rediss://:secret@cache.example.com:6380' },
+            ]
+          : [
+              { raw: 'https://auth.example.com/hook', expected: 'https://auth.example.com/hook' },
+              { raw: 'http://localhost:3000/hook', expected: 'http://localhost:3000/hook' },
+            ];
     case 'integer':
     case 'milliseconds': {
       const base = t.min ?? 0;
@@ -385,9 +390,8 @@ describe('command line', () => {
     expect(config.databaseUrl).to.equal('postgres://h/d');
   });
 
-  it('the executable runs (`node bin/svc-graphql-engine.js version`)', () => {
-    const bin = fileURLToPath(new URL('../../../bin/svc-graphql-engine.js', import.meta.url));
-    const out = execFileSync(process.execPath, [bin, 'version'], { encoding: 'utf8' });
+  it('the entry point runs (`core/main.ts version`; test/integration/build.test.ts runs the compiled one)', () => {
+    const out = execFileSync(process.execPath, [...SOURCE_ENTRY, 'version'], { encoding: 'utf8', cwd: REPO_ROOT });
     expect(out.trim()).to.equal(`svc-graphql-engine: ${ENGINE_VERSION}`);
   });
 });

@@ -35,7 +35,12 @@ database URL. The flag-only connection options compose a URL
 password and database name URL-encoded); \`--pg-connection-options\` is also added to a given
 database URL that has no \`options\` parameter.
 
-An option that is not *in effect* is parsed and checked but its feature is not built yet.
+An option that is not *in effect* is parsed and checked but has nothing to do (its note says
+why). An option whose effect comes from a plugin names the *feature* that plugin provides: set to
+anything but its default while no loaded plugin provides that feature, it stops the engine at boot
+with an \`E_OPTION_NOT_ENFORCED\` error naming the option, rather than being accepted and ignored
+(docs/security.md, "Honest options"; docs/plugins.md says how a plugin declares what it provides).
+\`/v1alpha1/config\` reports a feature as enabled only when it is enforced.
 `;
 
 const HEADER = [
@@ -63,7 +68,9 @@ function defaultCell(o: ServerOption): string {
 
 function row(o: ServerOption): string {
   const flag = `${o.short ? `${code(`-${o.short}`)}, ` : ''}${code(`--${o.flag}`)}`;
-  const inEffect = `${o.inEffect ? 'yes' : 'no'}${o.note ? `: ${o.note}` : ''}`;
+  const inEffect = o.feature
+    ? `when a loaded plugin provides ${code(o.feature)}; otherwise refused at boot when set${o.note ? `; ${o.note}` : ''}`
+    : `${o.inEffect ? 'yes' : 'no'}${o.note ? `: ${o.note}` : ''}`;
   const deprecated = o.deprecated ? `yes: use ${o.deprecated.replacement}` : '';
   const cells = [
     o.env ? code(o.env) : '(flag only)',

@@ -278,7 +278,7 @@ export const blogSource = (customization: SourceCustomization = {}): ResolvedSou
   makeSource('default', blogSpecs(), customization);
 
 export function buildContext(role: string): SchemaBuildContext {
-  return { role, cache: {} as unknown as SchemaCache, config: {} as unknown as ServerConfig };
+  return { role, cache: {} as unknown as SchemaCache, config: { experimentalFeatures: [] } as unknown as ServerConfig };
 }
 
 /** A role schema over the given sources, the way the schema cache assembles one. */
@@ -328,7 +328,7 @@ export function planQuery(rs: RoleSchema, query: string, variables: Record<strin
       const entry = entries.get(sel.name.value);
       if (!entry) throw new Error(`no root field ${sel.name.value}`);
       if (entry.planner.kind === 'namespace') visit(sel.selectionSet?.selections ?? [], entry.planner.fields);
-      else fields.set(sel.alias?.value ?? sel.name.value, entry.planner.buildIR(sel, parent, ctx));
+      else if (entry.planner.kind === 'db') fields.set(sel.alias?.value ?? sel.name.value, entry.planner.buildIR(sel, parent, ctx));
     }
   };
   visit(op.selectionSet.selections, roots);

@@ -9,14 +9,19 @@ const SELECT_ARGS =
 describe('graphql schema: the reference author example', () => {
   const { schema } = roleSchema([makeSource('default', [authorSpec()])]);
 
-  it('has the three read root fields, mirrored in subscription_root (mutations: mutation-schema.test.ts)', () => {
+  it('has the three read root fields, mirrored in subscription_root with the stream field (mutations: mutation-schema.test.ts)', () => {
     const expected = [
       `author(${SELECT_ARGS}): [author!]!`,
       `author_aggregate(${SELECT_ARGS}): author_aggregate!`,
       'author_by_pk(id: Int!): author',
     ];
     expect(signature(schema, 'query_root')).to.deep.equal(expected);
-    expect(signature(schema, 'subscription_root')).to.deep.equal(expected);
+    expect(signature(schema, 'subscription_root')).to.deep.equal([
+      ...expected,
+      'author_stream(batch_size: Int!, cursor: [author_stream_cursor_input]!, where: author_bool_exp): [author!]!',
+    ]);
+    expect(signature(schema, 'author_stream_cursor_input')).to.deep.equal(['initial_value: author_stream_cursor_value_input!', 'ordering: cursor_ordering']);
+    expect(signature(schema, 'author_stream_cursor_value_input')).to.deep.equal(['id: Int', 'name: String']);
     expect(schema.getMutationType()?.name).to.equal('mutation_root');
   });
 
@@ -250,7 +255,10 @@ describe('graphql schema: customization', () => {
     expect(entry.planner.kind).to.equal('namespace');
     expect(signature(schema, 'query_root')).to.deep.equal(['blog: blog_query']);
     expect(signature(schema, 'blog_query').map((f) => f.split(/[(:]/)[0])).to.include.members(['author', 'author_by_pk', 'article']);
-    expect(roots.subscription.get('blog')).to.equal(entry);
+    // The subscription root gets its own namespace object: it also holds the stream fields.
+    expect(roots.subscription.get('blog')!.planner.kind).to.equal('namespace');
+    expect(signature(schema, 'subscription_root')).to.deep.equal(['blog: blog_subscription']);
+    expect(signature(schema, 'blog_subscription').map((f) => f.split(/[(:]/)[0])).to.include.members(['author', 'author_stream']);
   });
 
   it('uses custom table names, custom root fields and custom column names', () => {

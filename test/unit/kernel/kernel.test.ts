@@ -59,14 +59,14 @@ describe('kernel', () => {
       name: 'sized',
       kind: 'example',
       optionsSchema: { type: 'object', properties: { size: { type: 'integer', minimum: 1 } }, required: ['size'] },
-      optionsFromConfig: (c) => ({ size: c.eventsFetchBatchSize }),
+      optionsFromConfig: (c) => ({ size: c.pgConnections }),
       register() {},
     });
 
     it('derives options from the server config and lets the plugin config override them', async () => {
       const seen: number[] = [];
       const spy = { ...withOptions, register: (_c: unknown, _h: unknown, o: { size: number }) => void seen.push(o.size) } as AnyPlugin;
-      await createKernel({ config: testConfig({ eventsFetchBatchSize: 7 }), plugins: [spy] });
+      await createKernel({ config: testConfig({ pgConnections: 7 }), plugins: [spy] });
       await createKernel({ config: testConfig(), plugins: [spy], pluginOptions: { 'example/sized': { size: 3 } } });
       expect(seen).to.deep.equal([7, 3]);
     });

@@ -72,7 +72,7 @@ function blindView(source: ResolvedSource, table: ResolvedTable, naming: Naming)
     aggregatesByField: new Map(),
     computedFields: [],
     computedFieldsByField: new Map(),
-    access: { filter: null, limit: null, allowAggregations: false },
+    access: { filter: null, limit: null, allowAggregations: false, queryRootFields: [], subscriptionRootFields: [] },
     sourceTables: source.tables,
     permissionFilter: () => null,
   };

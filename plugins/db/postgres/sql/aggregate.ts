@@ -8,7 +8,7 @@
  * rows aggregated). The nodes' relationship laterals are one row per base row, so they leave
  * the aggregates untouched.
  */
-import type { AggregateOpIR, AggregateSelectIR } from '../../../../core/graphql/ir.js';
+import type { AggregateOpIR, AggregateSelectIR } from '../../../../core/sdk/index.js';
 import { type JoinSpec, baseSelect } from './base.js';
 import type { CompileContext } from './context.js';
 import { fieldsRow } from './fields.js';

@@ -9,8 +9,7 @@
  * DISTINCT ON needs it: a sub-select without ORDER BY/LIMIT is pulled up by the planner, so an
  * unpaged level costs nothing extra; the order of the JSON array is set by the aggregate.
  */
-import type { SelectFromIR, TypedValueIR } from '../../../../core/graphql/ir.js';
-import { errors } from '../../../../core/errors.js';
+import { errors, type SelectFromIR, type TypedValueIR } from '../../../../core/sdk/index.js';
 import { andSql, boolExpSql, joinSql } from './bool-exp.js';
 import type { CompileContext, SqlParam } from './context.js';
 import { directionSql, orderExprSql } from './order-by.js';
@@ -33,6 +32,10 @@ export interface BaseOptions {
   fromSql?: string;
   /** Also project the whole row as ROW_KEY, for computed fields called with it. */
   wholeRow?: boolean;
+  /** One more condition over the level's alias (a stream's cursor). */
+  extraWhere?: (alias: string) => string;
+  /** The limit keeps rows tying with the last one (streams: a cursor value is never split). */
+  withTies?: boolean;
 }
 
 export interface BaseSelect {
@@ -62,6 +65,7 @@ export function baseSelect(
     join === null ? 'true' : joinSql(join.mapping, join.parent, alias),
     sel.permissionFilter === null ? 'true' : boolExpSql(ctx, sel.permissionFilter, { cur: alias, root: alias }),
     sel.where === null ? 'true' : boolExpSql(ctx, sel.where, { cur: alias, root: alias }),
+    options.extraWhere ? options.extraWhere(alias) : 'true',
   ]);
   const limit = options.singleRow ? '1' : limitSql(ctx, sel.limit, sel.permissionLimit);
   const offset = options.singleRow || sel.offset === null ? null : pagingSql(ctx, { ...sel.offset, check: 'offset' });
@@ -101,7 +105,7 @@ export function baseSelect(
   sql += list.join(', ') + ' FROM ' + fromItem(ctx, sel, join, options) + ' AS ' + alias;
   if (where !== 'true') sql += ' WHERE ' + where;
   if (sortHere) sql += ' ORDER BY ' + inner.join(', ');
-  if (limit !== null) sql += ' LIMIT ' + limit;
+  if (limit !== null) sql += options.withTies && sortHere ? ` FETCH FIRST (${limit}) ROWS WITH TIES` : ' LIMIT ' + limit;
   if (offset !== null) sql += ' OFFSET ' + offset;
   return {
     from: `(${sql}) AS ${alias}`,

@@ -2,8 +2,7 @@
  * Resolved request values → node-postgres parameter values, per request on the hot path: one
  * output array, no other allocation unless a value needs converting.
  */
-import type { TypedValueIR } from '../../../../core/graphql/ir.js';
-import { EngineError } from '../../../../core/errors.js';
+import { EngineError, type TypedValueIR } from '../../../../core/sdk/index.js';
 import type { SqlParam } from './context.js';
 import { jsonKind } from './types.js';
 

@@ -1,8 +1,14 @@
 /**
  * Boolean expressions (`where`, permission filters) into SQL conditions.
  */
-import type { BoolExpIR, ComparisonOp, ScalarExprIR, TableRef, TypedValueIR } from '../../../../core/graphql/ir.js';
-import { errors } from '../../../../core/errors.js';
+import {
+  type BoolExpIR,
+  type ComparisonOp,
+  errors,
+  type ScalarExprIR,
+  type TableRef,
+  type TypedValueIR,
+} from '../../../../core/sdk/index.js';
 import type { CompileContext } from './context.js';
 import { quoteIdent, quoteTable, sqlType } from './quote.js';
 import { valueSql } from './values.js';

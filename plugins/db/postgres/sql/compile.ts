@@ -2,8 +2,7 @@
  * One root field → one statement returning one row with one column, `root`: the field's JSON as
  * text (so the driver hands over the database's bytes untouched).
  */
-import type { CompiledStatement } from '../../../../core/db/contract.js';
-import type { CompileOptions, RootFieldIR } from '../../../../core/graphql/ir.js';
+import type { CompiledStatement, CompileOptions, RootFieldIR } from '../../../../core/sdk/index.js';
 import { aggregateLevel } from './aggregate.js';
 import { CompileContext } from './context.js';
 import { selectLevel } from './select.js';

@@ -2,8 +2,8 @@
  * The state threaded through one compilation: the parameter list being built, the alias
  * counter and the options. One context per statement; nothing is shared between statements.
  */
-import type { CompileOptions, TypedValueIR } from '../../../../core/graphql/ir.js';
-import { quoteIdent } from './quote.js';
+import type { CompileOptions, TypedValueIR } from '../../../../core/sdk/index.js';
+import { quoteIdent, quoteLiteral } from './quote.js';
 
 /**
  * A parameter as the compiler records it. `check` marks values the binder must validate before
@@ -42,10 +42,27 @@ export class CompileContext {
     let n = key === null ? undefined : this.paramIndex.get(key);
     if (n === undefined) {
       this.params.push(p);
-      n = this.params.length - 1 + FIRST_PARAM;
+      n = this.params.length - 1;
       if (key !== null) this.paramIndex.set(key, n);
     }
-    return '$' + n;
+    return this.paramRef(n);
+  }
+
+  /** How the text reads `params[index]`: a placeholder after the session's `$1`. */
+  protected paramRef(index: number): string {
+    return '$' + (index + FIRST_PARAM);
+  }
+
+  /** SQL giving one session variable's value as text (the name lower-cased by the caller). */
+  sessionText(name: string): string {
+    this.usesSession = true;
+    return `($1::json->>${quoteLiteral(name)})`;
+  }
+
+  /** SQL giving the whole session JSON (of type json, or text a cast can read as json). */
+  sessionJson(): string {
+    this.usesSession = true;
+    return '$1';
   }
 }
 

@@ -5,7 +5,7 @@
  * related row), so the parent's row count and any aggregate over it are unchanged. Computed
  * fields call their function with the base row's whole-row column.
  */
-import type { FieldIR } from '../../../../core/graphql/ir.js';
+import type { FieldIR } from '../../../../core/sdk/index.js';
 import { aggregateLevel } from './aggregate.js';
 import type { JoinSpec } from './base.js';
 import type { CompileContext } from './context.js';
@@ -69,6 +69,15 @@ export function fieldsRow(ctx: CompileContext, fields: FieldIR[], table: string,
         wholeRow = true;
         pairs.push({ key: f.alias, expr: relationship([], (j) => selectLevel(ctx, f.select, j, 'list')) });
         break;
+      case 'remoteJoin': {
+        // The join columns only: the executor swaps this object for the remote answer.
+        const items = f.columns.map((c) => {
+          needed.add(c.name);
+          return `${textLiteral(c.name)}, ${columnValueSql(ctx, table, c.name, c.type)}`;
+        });
+        pairs.push({ key: f.alias, expr: `json_build_object(${items.join(', ')})` });
+        break;
+      }
     }
   }
   const row = rowJson(ctx, pairs);

@@ -4,8 +4,7 @@
  * is `$1` itself (the session JSON every statement receives), and a computed field's row argument
  * is the row of the level the call belongs to.
  */
-import type { FunctionCallIR } from '../../../../core/graphql/ir.js';
-import { errors } from '../../../../core/errors.js';
+import { errors, type FunctionCallIR } from '../../../../core/sdk/index.js';
 import type { CompileContext } from './context.js';
 import { quoteIdent, quoteTable, sqlType } from './quote.js';
 import { valueSql } from './values.js';
@@ -25,8 +24,7 @@ export function callSql(ctx: CompileContext, call: FunctionCallIR, row: string |
         v = valueSql(ctx, a.value.value);
         break;
       case 'session':
-        ctx.usesSession = true;
-        v = `($1)::${sqlType(a.value.dbType)}`;
+        v = `(${ctx.sessionJson()})::${sqlType(a.value.dbType)}`;
         break;
       case 'row':
         if (row === null) throw errors.unexpected('a row argument outside a row context');

@@ -4,8 +4,7 @@
  * rows) computed beside the base row so that both the base select (for LIMIT) and the outer
  * `json_agg(... ORDER BY ...)` can use it.
  */
-import type { BoolExpIR, OrderByIR, OrderExprIR } from '../../../../core/graphql/ir.js';
-import { errors } from '../../../../core/errors.js';
+import { type BoolExpIR, errors, type OrderByIR, type OrderExprIR } from '../../../../core/sdk/index.js';
 import { andSql, boolExpSql, joinSql } from './bool-exp.js';
 import type { CompileContext } from './context.js';
 import { quoteIdent, quoteTable } from './quote.js';

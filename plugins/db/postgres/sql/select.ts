@@ -6,7 +6,7 @@
  *   object: <row>, from a base limited to one row (no aggregate: measured ~20% cheaper than
  *           json_agg(...) -> 0 at 2000 parent rows, and a missing row is NULL via the LEFT JOIN)
  */
-import type { SelectIR } from '../../../../core/graphql/ir.js';
+import type { SelectIR } from '../../../../core/sdk/index.js';
 import { type JoinSpec, baseSelect } from './base.js';
 import type { CompileContext } from './context.js';
 import { fieldsRow } from './fields.js';

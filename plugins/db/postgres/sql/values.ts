@@ -1,9 +1,9 @@
 /**
  * Values into SQL: always a typed placeholder, never the value's text.
  */
-import type { TypedValueIR } from '../../../../core/graphql/ir.js';
+import type { TypedValueIR } from '../../../../core/sdk/index.js';
 import type { CompileContext, SqlParam } from './context.js';
-import { quoteLiteral, sqlType } from './quote.js';
+import { sqlType } from './quote.js';
 import { isArrayTypeName } from './types.js';
 
 /** The cast target of a value; `forceArray` for operators that only take arrays (`_in`). */
@@ -25,9 +25,8 @@ export function valueSql(ctx: CompileContext, value: TypedValueIR | SqlParam, fo
   const tv = forceArray && value.array !== true && !isArrayTypeName(value.dbType) ? { ...value, array: true } : value;
   const type = castType(tv);
   if (tv.value.kind === 'session') {
-    ctx.usesSession = true;
     // Session variable names are case-insensitive; the session JSON carries them lowercased.
-    return `(SELECT ($1::json->>${quoteLiteral(tv.value.name.toLowerCase())})::${type})`;
+    return `(SELECT ${ctx.sessionText(tv.value.name.toLowerCase())}::${type})`;
   }
   return `${ctx.placeholder(tv)}::${type}`;
 }

@@ -40,7 +40,25 @@ describe('db/postgres connection-info', () => {
       extensionsSchema: 'public',
       // Both spellings, since a driver may echo either.
       secrets: ['s3cr%40t', 's3cr@t'],
+      readReplicas: [],
     });
+  });
+
+  it('resolves read_replicas like connection_info, their secrets scrubbed too', () => {
+    const r = resolvePgSourceConfiguration(
+      {
+        connection_info: { database_url: 'postgres://x@h/db' },
+        read_replicas: [{ database_url: { from_env: 'REPLICA' }, pool_settings: { max_connections: 3 } }],
+      },
+      { REPLICA: 'postgres://u:replica-pw@r/db' },
+    );
+    expect(r.readReplicas).to.have.length(1);
+    expect(r.readReplicas[0]!.target).to.deep.equal({ kind: 'url', url: 'postgres://u:replica-pw@r/db' });
+    expect(r.readReplicas[0]!.pool.maxConnections).to.equal(3);
+    expect(r.secrets).to.include('replica-pw');
+    const missing = failure(() => resolvePgSourceConfiguration({ connection_info: { database_url: 'postgres://x@h/db' }, read_replicas: [{ database_url: { from_env: 'NOPE' } }] }, {}));
+    expect(missing.code).to.equal('invalid-configuration');
+    expect(missing.path).to.equal('$.args.configuration.read_replicas[0].database_url');
   });
 
   it('takes every setting given, and treats null as absent', () => {

@@ -12,9 +12,15 @@
  *     levels into one statement's CTEs would hide each level's rows from the next level's
  *     permission checks and from upserts of the same rows (one snapshot per statement).
  */
-import type { CompileOptions, TableRef } from '../../../../../core/graphql/ir.js';
-import type { InsertIR, MutationIR, MutationReturnIR, UpdateIR } from '../../../../../core/graphql/ir-mutation.js';
-import { qualifiedTableName } from '../../../../../core/metadata/types.js';
+import {
+  type CompileOptions,
+  type InsertIR,
+  type MutationIR,
+  type MutationReturnIR,
+  qualifiedTableName,
+  type TableRef,
+  type UpdateIR,
+} from '../../../../../core/sdk/index.js';
 import { quoteTable } from '../quote.js';
 import { rootFieldSql } from '../compile.js';
 import { emptyOutputJson, outputSql, readsRelationships } from './output.js';

@@ -5,8 +5,13 @@
  * level, so `returning` gets relationships, nested permission filters and number stringifying
  * exactly as queries do; the role's select filter restricts which affected rows are shown.
  */
-import type { FieldIR, TableRef } from '../../../../../core/graphql/ir.js';
-import { returningSelect, type MutationOutputIR, type MutationReturnIR } from '../../../../../core/graphql/ir-mutation.js';
+import {
+  type FieldIR,
+  type MutationOutputIR,
+  type MutationReturnIR,
+  returningSelect,
+  type TableRef,
+} from '../../../../../core/sdk/index.js';
 import type { CompileContext } from '../context.js';
 import { jsonObjectSql, textLiteral, type JsonPair } from '../json-object.js';
 import { selectLevel } from '../select.js';

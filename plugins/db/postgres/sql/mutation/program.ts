@@ -8,7 +8,7 @@
  * array (`json_agg` of the result CTE, kept as text and never parsed here), and whether they all
  * passed the role's check. `direct` statements instead return `[output, check]`.
  */
-import type { CompiledMutation } from '../../../../../core/db/contract.js';
+import type { CompiledMutation } from '../../../../../core/sdk/index.js';
 import type { SqlParam } from '../context.js';
 
 /** Where one placeholder's value comes from: the plan's params, or a slot filled at run time. */

@@ -3,7 +3,7 @@
  * filled from what earlier statements returned, the role's check verified after every write
  * (the caller's transaction rolls everything back on the first failure).
  */
-import { EngineError } from '../../../../../core/errors.js';
+import { EngineError } from '../../../../../core/sdk/index.js';
 import type { PgQueryable } from '../../pool.js';
 import { isStatementError } from '../../pg-errors.js';
 import { queryEngineError } from '../../query-errors.js';

@@ -10,8 +10,15 @@
  * The check is the role's insert/update `check` over the written row; an upsert that updated
  * (`xmax <> 0`) is held to the update check when the role has one.
  */
-import type { TableRef } from '../../../../../core/graphql/ir.js';
-import type { DeleteIR, InsertIR, InsertRowIR, OnConflictIR, UpdateIR, UpdateOpIR } from '../../../../../core/graphql/ir-mutation.js';
+import type {
+  DeleteIR,
+  InsertIR,
+  InsertRowIR,
+  OnConflictIR,
+  TableRef,
+  UpdateIR,
+  UpdateOpIR,
+} from '../../../../../core/sdk/index.js';
 import { andSql, boolExpSql } from '../bool-exp.js';
 import type { CompileContext } from '../context.js';
 import { quoteIdent, quoteTable } from '../quote.js';

@@ -1,0 +1,50 @@
+/**
+ * The role's table views of one schema build, made once per source and draft, with the fields
+ * other plugins add to row types (remote relationships) attached. Both the source's own root
+ * fields and a plugin reaching into another source (a relationship to a table there) use these,
+ * so one table has one view, and one row type, per role schema.
+ */
+import type { ResolvedSource } from '../../schema-cache/model.js';
+import type { ExtraTableField, SchemaBuildContext, SchemaDraft, SchemaKit } from '../schema-draft.js';
+import type { TableView } from '../plan/view.js';
+import { Naming } from './naming.js';
+import { buildTableViews } from './views.js';
+import { registryFor } from './registry.js';
+import { objectType, selectArgs } from './objects.js';
+
+const built = new WeakMap<SchemaDraft, Map<string, Map<string, TableView>>>();
+
+const NO_VIEWS: ReadonlyMap<string, TableView> = new Map();
+
+export function roleViews(draft: SchemaDraft, source: ResolvedSource, ctx: SchemaBuildContext): Map<string, TableView> {
+  let bySource = built.get(draft);
+  if (!bySource) built.set(draft, (bySource = new Map()));
+  const known = bySource.get(source.name);
+  if (known) return known;
+  const views = buildTableViews(source, ctx.role, new Naming(source.customization));
+  // Registered before the extensions run: they may ask for this source's views again.
+  bySource.set(source.name, views);
+  if (draft.tableFields.length > 0) {
+    const kit = schemaKit(draft, ctx);
+    for (const view of views.values()) {
+      const extra = new Map<string, ExtraTableField>();
+      for (const ext of draft.tableFields) for (const f of ext.fieldsFor(view, kit)) if (!extra.has(f.field)) extra.set(f.field, f);
+      if (extra.size > 0) (view as { extraFields?: ReadonlyMap<string, ExtraTableField> }).extraFields = extra;
+    }
+  }
+  return views;
+}
+
+/** The kit of one role schema build (a plugin adding fields to other types uses it too). */
+export function schemaKit(draft: SchemaDraft, ctx: SchemaBuildContext): SchemaKit {
+  const reg = registryFor(draft);
+  return {
+    role: ctx.role,
+    viewsOf(name) {
+      const source = ctx.cache.sources.get(name);
+      return source ? roleViews(draft, source, ctx) : NO_VIEWS;
+    },
+    objectType: (view) => objectType(reg, view),
+    selectArgs: (view) => selectArgs(reg, view),
+  };
+}

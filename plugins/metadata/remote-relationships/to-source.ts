@@ -1,0 +1,132 @@
+/**
+ * Joins to a table of another source (`to_source`). The field is the target table's rows as the
+ * role may read them (its select permission applies), with the usual select arguments. A batch
+ * of parent rows is ONE statement on the target source: the join columns filtered with `_in`
+ * over the batch's values (bound as parameters); rows come back ordered, are grouped by join key
+ * in the engine, and `limit`/`offset` and the role's row cap apply per parent row.
+ */
+import {
+  and,
+  bindParams,
+  buildSelect,
+  EngineError,
+  fillJoins,
+  joinShapeOfQuery,
+  type BoolExpIR,
+  type CollectedField,
+  type CompileOptions,
+  type ExternalContext,
+  type FieldIR,
+  type PlanContext,
+  type RemoteJoin,
+  type RootFieldIR,
+  type SchemaKit,
+  type SourceConnection,
+  type TableView,
+  type TypedValueIR,
+} from '../../../core/sdk/index.js';
+import { GraphQLList, GraphQLNonNull, type GraphQLFieldConfig } from 'graphql';
+import type { JoinTarget } from './definition.js';
+
+type SourceTarget = Extract<JoinTarget, { kind: 'source' }>;
+
+const JOIN_ALIAS = (i: number): string => `__svc_join_${i}`;
+const KEYS_VARIABLE = (i: number): string => `__svc_join_keys_${i}`;
+
+export function sourceFieldConfig(kit: SchemaKit, target: SourceTarget): GraphQLFieldConfig<unknown, unknown> | null {
+  const view = kit.viewsOf(target.source).get(`${target.table.schema}.${target.table.name}`);
+  if (!view || !target.mapping.every(([, to]) => view.table.columnsByName.has(to))) return null;
+  const type = kit.objectType(view);
+  if (target.relationshipType === 'object') return { type };
+  return { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))), args: kit.selectArgs(view) };
+}
+
+export function targetView(kit: SchemaKit, target: SourceTarget): TableView | undefined {
+  return kit.viewsOf(target.source).get(`${target.table.schema}.${target.table.name}`);
+}
+
+function pagingValue(v: TypedValueIR | null, variables: Readonly<Record<string, unknown>>): number | null {
+  if (!v) return null;
+  const raw = v.value.kind === 'const' ? v.value.value : v.value.kind === 'variable' ? variables[v.value.name] : null;
+  if (raw === null || raw === undefined) return null;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new EngineError('not-supported', 'unexpected negative value', { path: '$' });
+  return n;
+}
+
+/** The join of one selection of a `to_source` relationship field. */
+export function sourceJoin(
+  view: TableView,
+  target: SourceTarget,
+  connection: SourceConnection,
+  field: CollectedField,
+  ctx: PlanContext,
+  path: string,
+  options: CompileOptions,
+): RemoteJoin {
+  const select = buildSelect(view, field, ctx, path);
+  if (select.distinctOn.length > 0) {
+    throw new EngineError('not-supported', 'distinct_on is not supported on relationships to another source', { path: `${path}.args` });
+  }
+  const limit = select.limit;
+  const offset = select.offset;
+  const cap = select.permissionLimit;
+  const columns = target.mapping.map(([, to]) => view.table.columnsByName.get(to)!);
+  const filters: BoolExpIR[] = columns.map((c, i) => ({
+    kind: 'compare',
+    lhs: { kind: 'column', name: c.name, type: c.type },
+    op: '_in',
+    rhs: { value: { kind: 'variable', name: KEYS_VARIABLE(i), path: [] }, dbType: c.type, array: true },
+  }));
+  const joined: FieldIR[] = columns.map((c, i) => ({ kind: 'column', alias: JOIN_ALIAS(i), name: c.name, type: c.type }));
+  const ir: RootFieldIR = {
+    kind: 'select',
+    source: target.source,
+    single: false,
+    select: {
+      ...select,
+      where: and([...(select.where ? [select.where] : []), ...filters]),
+      limit: null,
+      offset: null,
+      permissionLimit: null,
+      fields: [...select.fields, ...joined],
+    },
+  };
+  const statement = connection.compileQuery(ir, options);
+  const nested = joinShapeOfQuery(ir);
+  const own = target.mapping.map(([from]) => from);
+  return {
+    async resolve(keys, ext: ExternalContext): Promise<unknown[]> {
+      const tuple = (get: (i: number) => unknown): string | null => {
+        const parts = own.map((_, i) => get(i));
+        return parts.some((p) => p === null || p === undefined) ? null : JSON.stringify(parts.map(String));
+      };
+      const parentKeys = keys.map((k) => tuple((i) => k[own[i]!]));
+      const wanted = parentKeys.filter((k): k is string => k !== null);
+      const empty = target.relationshipType === 'object' ? null : [];
+      if (wanted.length === 0) return keys.map((_, i) => (parentKeys[i] === null ? null : empty));
+      const variables: Record<string, unknown> = { ...ext.variables };
+      own.forEach((_, i) => (variables[KEYS_VARIABLE(i)] = [...new Set(keys.map((k) => k[own[i]!]).filter((v) => v !== null && v !== undefined))]));
+      const bound = bindParams(statement.params, variables, ext.session);
+      const rows = JSON.parse(await connection.runQuery(statement, JSON.stringify(ext.session.variables), bound)) as Array<Record<string, unknown>>;
+      if (nested) await fillJoins(rows, nested, ext);
+      const groups = new Map<string, Array<Record<string, unknown>>>();
+      for (const row of rows) {
+        const k = tuple((i) => row[JOIN_ALIAS(i)]);
+        for (let i = 0; i < columns.length; i++) delete row[JOIN_ALIAS(i)];
+        if (k === null) continue;
+        const g = groups.get(k);
+        if (g) g.push(row);
+        else groups.set(k, [row]);
+      }
+      const from = pagingValue(offset, ext.variables) ?? 0;
+      const n = Math.min(pagingValue(limit, ext.variables) ?? Infinity, cap ?? Infinity);
+      return parentKeys.map((k) => {
+        if (k === null) return null;
+        const found = groups.get(k) ?? [];
+        if (target.relationshipType === 'object') return found[0] ?? null;
+        return found.slice(from, from + n);
+      });
+    },
+  };
+}

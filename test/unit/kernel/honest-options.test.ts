@@ -1,0 +1,106 @@
+import { expect } from 'chai';
+import { createKernel } from '../../../core/kernel/kernel.js';
+import { BootError } from '../../../core/errors.js';
+import { definePlugin } from '../../../core/plugin.js';
+import { isOptionSet, ProvidedFeatures, unenforcedMetadata } from '../../../core/features/index.js';
+import { OPTIONS, optionLabel, type ServerOption } from '../../../config/options.js';
+import type { ServerConfig } from '../../../core/config/types.js';
+import { configStatus } from '../../../plugins/api/config/index.js';
+import { testConfig } from '../../helpers/config.js';
+
+const providing = (...features: string[]) =>
+  definePlugin({ name: `provides-${features.join('-') || 'nothing'}`, kind: 'example', provides: features, register() {} });
+
+/** A value the option's type accepts that is not its default. */
+function nonDefault(o: ServerOption): unknown {
+  switch (o.type.kind) {
+    case 'boolean':
+    case 'flag':
+      return o.default === true ? false : true;
+    case 'string':
+      return '/srv/console-assets';
+    case 'integer':
+    case 'seconds':
+    case 'milliseconds':
+      return (typeof o.default === 'number' ? o.default : 0) + 7;
+    default:
+      throw new Error(`no non-default value for ${o.flag} (${o.type.kind}) in this test`);
+  }
+}
+
+async function bootError(config: Partial<ServerConfig>, features: string[] = []): Promise<BootError | undefined> {
+  try {
+    await createKernel({ plugins: [providing(...features)], config: testConfig(config) });
+    return undefined;
+  } catch (e) {
+    expect(e).to.be.instanceOf(BootError);
+    return e as BootError;
+  }
+}
+
+describe('honest options (core/features)', () => {
+  const gated = OPTIONS.filter((o) => o.feature !== undefined);
+
+  it('gates every security-relevant option on a feature', () => {
+    const byFlag = new Map(gated.map((o) => [o.flag, o.feature]));
+    expect(byFlag.get('enable-allowlist')).to.equal('allowlist');
+    expect(byFlag.get('enable-remote-schema-permissions')).to.equal('remote-schema-permissions');
+    expect(byFlag.get('enable-console')).to.equal('console');
+    expect(byFlag.get('console-assets-dir')).to.equal('console');
+  });
+
+  for (const o of OPTIONS.filter((x) => x.feature !== undefined)) {
+    it(`refuses ${optionLabel(o)} set while no plugin provides '${o.feature}', and accepts it when one does`, async () => {
+      const config = { [o.key]: nonDefault(o) } as Partial<ServerConfig>;
+      const refused = await bootError(config);
+      expect(refused, 'boot must fail').to.not.equal(undefined);
+      expect(refused!.code).to.equal('E_OPTION_NOT_ENFORCED');
+      expect(refused!.message).to.contain(optionLabel(o)).and.contain(`'${o.feature}'`);
+      expect(await bootError(config, [o.feature!])).to.equal(undefined);
+    });
+  }
+
+  it('accepts every gated option at its default (or unset) value without any provider', async () => {
+    expect(await bootError({})).to.equal(undefined);
+    expect(await bootError({ enableAllowlist: false, enableConsole: false, enableRemoteSchemaPermissions: false })).to.equal(
+      undefined,
+    );
+  });
+
+  it('counts an explicit false of a switch without default as not set', () => {
+    const logCompression = OPTIONS.find((o) => o.flag === 'enable-log-compression')!;
+    expect(isOptionSet(logCompression, testConfig({ enableLogCompression: false }))).to.equal(false);
+    expect(isOptionSet(logCompression, testConfig({ enableLogCompression: true }))).to.equal(true);
+  });
+
+  it('names every refused option in one error', async () => {
+    const err = await bootError({ enableAllowlist: true, enableConsole: true });
+    expect(err!.message).to.contain('--enable-allowlist (SVC_GRAPHQL_ENABLE_ALLOWLIST)').and.contain('--enable-console (SVC_GRAPHQL_ENABLE_CONSOLE)');
+  });
+
+  it('reports on /v1alpha1/config only what a loaded plugin enforces', () => {
+    const config = testConfig({ enableAllowlist: true, enableRemoteSchemaPermissions: true, consoleAssetsDir: '/srv/a' });
+    const none = configStatus(config, new ProvidedFeatures([]));
+    expect(none).to.include({ is_allow_list_enabled: false, is_remote_schema_permissions_enabled: false, console_assets_dir: null });
+    const all = configStatus(
+      config,
+      new ProvidedFeatures([{ id: 'x/y', provides: ['allowlist', 'remote-schema-permissions', 'console'] }]),
+    );
+    expect(all).to.include({ is_allow_list_enabled: true, is_remote_schema_permissions_enabled: true, console_assets_dir: '/srv/a' });
+  });
+
+  it('makes metadata sections asking for unbuilt enforcement inconsistent objects', () => {
+    const none = new ProvidedFeatures([]);
+    const doc = {
+      version: 3 as const,
+      sources: [],
+      api_limits: { disabled: false, depth_limit: { global: 5 } },
+      graphql_schema_introspection: { disabled_for_roles: ['user'] },
+    };
+    expect(unenforcedMetadata(doc, none).map((o) => o.type)).to.deep.equal(['api_limits', 'graphql_schema_introspection']);
+    expect(unenforcedMetadata({ version: 3, sources: [], api_limits: { disabled: true, depth_limit: { global: 5 } } }, none)).to.deep.equal([]);
+    expect(unenforcedMetadata({ version: 3, sources: [], graphql_schema_introspection: { disabled_for_roles: [] } }, none)).to.deep.equal([]);
+    const both = new ProvidedFeatures([{ id: 'limits/x', provides: ['api-limits', 'introspection-control'] }]);
+    expect(unenforcedMetadata(doc, both)).to.deep.equal([]);
+  });
+});
