@@ -10,6 +10,7 @@ import type { RawSqlOptions, RawSqlResult } from './raw-sql.js';
 import type { ServerConfig } from '../config/types.js';
 import type { SourceMetadata } from '../metadata/types.js';
 import type { EventTriggerSupport } from './event-triggers.js';
+import type { TypeOperators } from './operators.js';
 
 export interface SourceHealth {
   status: 'OK' | 'TIMEOUT' | 'ERROR' | 'FAILED';
@@ -157,6 +158,11 @@ export interface DatabaseKind {
 export interface SourceConnection {
   readonly kind: string;
   introspect(): Promise<DatabaseCatalog>;
+  /**
+   * Extra comparison operators for a (non-array) column type of this source, e.g. PostGIS's
+   * `_st_intersects` for `geometry`; undefined when the type has none.
+   */
+  typeOperators?(type: string): TypeOperators | undefined;
   /** Runs `testSql` (the kind's own trivial statement when absent) within `timeoutMs`. */
   health(timeoutMs?: number, testSql?: string): Promise<SourceHealth>;
   /** Compile one root field into one statement returning a single row with one JSON text column. */

@@ -72,6 +72,12 @@ export type BoolExpIR =
   | { kind: 'not'; item: BoolExpIR }
   /** `_is_null` carries a boolean value; `_in`/`_nin`/`_has_keys_*` carry arrays. */
   | { kind: 'compare'; lhs: ScalarExprIR; op: ComparisonOp; rhs: TypedValueIR }
+  /**
+   * An operator the source's kind contributes for one of its types (core/db/operators.ts):
+   * `op` is the operator's reference name (`_st_d_within`), `args` its values by field name
+   * (`value` for operators taking one value). The kind compiles it.
+   */
+  | { kind: 'kindOperator'; lhs: ScalarExprIR; op: string; args: Readonly<Record<string, TypedValueIR>> }
   /** Column-to-column comparison; `root` refers to the outermost table of a permission filter. */
   | { kind: 'compareColumn'; lhs: ScalarExprIR; op: ComparisonOp; rhs: { column: string; root: boolean } }
   /** Through a relationship: EXISTS a related row (mapping: this column → target column) matching `where`. */

@@ -6,7 +6,8 @@
  * own table with `["$", "column"]`, of the same type.
  */
 import { isPlainObject, jsonTypeName } from './args.js';
-import type { ResolvedTable } from '../schema-cache/model.js';
+import type { ResolvedColumn, ResolvedTable } from '../schema-cache/model.js';
+import type { KindOperatorSpec, TypeOperators } from '../db/operators.js';
 import { checkValue, checkValues, comparedType, fail, sameType, scalarType, type ComparedType } from './permission-values.js';
 
 export interface OperatorScope {
@@ -19,7 +20,7 @@ export interface OperatorScope {
 
 type OperatorKind =
   | 'value' | 'values' | 'is_null' | 'string' | 'contains' | 'has_key' | 'has_keys' | 'cast' | 'column'
-  | 'jsonb_path' | 'geometry' | 'geography' | 'ltree';
+  | 'jsonb_path' | 'geometry' | 'geography' | 'raster' | 'ltree';
 
 const OPERATORS: Readonly<Record<string, OperatorKind>> = {
   eq: 'value', ne: 'value', neq: 'value', gt: 'value', lt: 'value', gte: 'value', lte: 'value',
@@ -34,6 +35,7 @@ const OPERATORS: Readonly<Record<string, OperatorKind>> = {
   st_contains: 'geometry', st_crosses: 'geometry', st_equals: 'geometry', st_overlaps: 'geometry',
   st_touches: 'geometry', st_within: 'geometry', st_3d_intersects: 'geometry', st_3d_d_within: 'geometry',
   st_intersects: 'geography', st_d_within: 'geography',
+  st_intersects_rast: 'raster', st_intersects_nband_geom: 'raster', st_intersects_geom_nband: 'raster',
   ancestor: 'ltree', ancestor_any: 'ltree', descendant: 'ltree', descendant_any: 'ltree',
   matches: 'ltree', matches_any: 'ltree', matches_fulltext: 'ltree',
 };
@@ -100,15 +102,59 @@ function checkOperator(name: string, t: ComparedType, key: string, v: unknown, s
     case 'column':
       return checkColumnOperand(name, t, v, scope, path);
     default:
-      return unsupported(t, kind, key, path);
+      return checkKindOperator(name, t, kind, key, v, scope, path);
   }
 }
 
-/** Operators the reference has for PostGIS, ltree and jsonpath, which this engine does not compile. */
-function unsupported(t: ComparedType, kind: 'jsonb_path' | 'geometry' | 'geography' | 'ltree', key: string, path: string): never {
-  const types = { jsonb_path: ['jsonb'], geometry: ['geometry'], geography: ['geometry', 'geography'], ltree: ['ltree'] }[kind];
+/**
+ * Operators the source's kind contributes (PostGIS, ltree: core/db/operators.ts): the column's
+ * type must have it, and its value must have the fields the kind declares. Where the kind has
+ * none (jsonpath; a source without the extension's types), the operator is refused.
+ */
+function checkKindOperator(
+  name: string,
+  t: ComparedType,
+  kind: 'jsonb_path' | 'geometry' | 'geography' | 'raster' | 'ltree',
+  key: string,
+  v: unknown,
+  scope: OperatorScope,
+  path: string,
+): void {
+  const types = { jsonb_path: ['jsonb'], geometry: ['geometry'], geography: ['geometry', 'geography'], raster: ['raster'], ltree: ['ltree'] }[kind];
   guard(t, scalarIs(t, types), types.map((x) => `"${x}"`).join(', '), path);
-  return fail('not-supported', `the operator "${key}" is not supported in permissions by this engine`, path);
+  const ops = operatorsOf(scope.current.columnsByName.get(name), t);
+  const spec = ops?.operators.find((o) => o.name === `_${key.slice(1)}`);
+  if (!spec) return fail('not-supported', `the operator "${key}" is not supported in permissions by this engine`, path);
+  checkKindOperatorValue(spec, v, path);
+}
+
+function operatorsOf(column: ResolvedColumn | undefined, t: ComparedType): TypeOperators | undefined {
+  const ops = column?.operators;
+  if (!ops || t.isArray) return undefined;
+  if (t.base === column!.type) return ops;
+  return ops.casts.find((c) => c.dbType === t.base)?.operators();
+}
+
+function checkKindOperatorValue(spec: KindOperatorSpec, v: unknown, path: string): void {
+  const input = spec.input;
+  if (input.kind === 'value') {
+    if (input.array) return checkValues(scalarType(input.dbType), v, path);
+    return checkValue(scalarType(input.dbType), v, path);
+  }
+  if (!isPlainObject(v)) fail('parse-failed', `expected Object, but encountered ${jsonTypeName(v)}`, path);
+  const given = v as Record<string, unknown>;
+  for (const f of input.fields) {
+    const value = given[f.name];
+    if (value === undefined) {
+      if (f.required) fail('parse-failed', `the key '${f.name}' was not present`, path);
+      continue;
+    }
+    if (f.array) checkValues(scalarType(f.dbType), value, `${path}.${f.name}`);
+    else checkValue(scalarType(f.dbType), value, `${path}.${f.name}`);
+  }
+  for (const k of Object.keys(given)) {
+    if (!input.fields.some((f) => f.name === k)) fail('parse-failed', `unexpected field '${k}' for type '${input.typeName}'`, `${path}.${k}`);
+  }
 }
 
 function checkCast(name: string, t: ComparedType, v: unknown, scope: OperatorScope, path: string): void {

@@ -18,6 +18,7 @@ import type {
   UpdatePermission,
 } from '../metadata/types.js';
 import type { SourceConnection } from '../db/contract.js';
+import type { TypeOperators } from '../db/operators.js';
 import type { ResolvedEventTrigger } from './resolve/event-triggers.js';
 
 export type { ResolvedEventTrigger } from './resolve/event-triggers.js';
@@ -34,6 +35,8 @@ export interface ResolvedColumn {
   description: string | null;
   /** Set when this column references an enum table (`is_enum`): the enum table's key. */
   enumTable?: string;
+  /** Comparison operators the source's kind adds for the column's type (PostGIS, ltree). */
+  operators?: TypeOperators;
 }
 
 export interface ResolvedRelationship {

@@ -132,6 +132,7 @@ export type {
 export { databaseKinds, findDatabaseKind, requireDatabaseKind } from '../db/registry.js';
 export { tableKey, indexCatalog } from '../db/catalog.js';
 export type * from '../db/catalog.js';
+export type * from '../db/operators.js';
 export type { RawSqlOptions, RawSqlResult } from '../db/raw-sql.js';
 
 // ---- Query and mutation IR ------------------------------------------------------------------

@@ -64,6 +64,10 @@ class Walker {
       case 'compare':
         this.scalar(e.lhs);
         return this.value(e.rhs);
+      case 'kindOperator':
+        this.scalar(e.lhs);
+        for (const v of Object.values(e.args)) this.value(v);
+        return;
       case 'compareColumn':
         return this.scalar(e.lhs);
       case 'relationship':

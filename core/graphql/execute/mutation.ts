@@ -69,6 +69,9 @@ function fromBoolExp(e: BoolExpIR | null, out: Set<string>): void {
     case 'compare':
       fromValue(e.rhs, out);
       return;
+    case 'kindOperator':
+      for (const v of Object.values(e.args)) fromValue(v, out);
+      return;
     case 'relationship':
     case 'exists':
       fromBoolExp(e.where, out);

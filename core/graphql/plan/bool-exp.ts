@@ -49,6 +49,7 @@ export function buildWhere(view: TableView, input: Input, ctx: PlanContext, path
         info: column.info,
         graphqlType: column.graphqlType,
         ...(column.enumValues ? { enumValues: column.enumValues } : {}),
+        ...(column.column.operators ? { operators: column.column.operators } : {}),
       };
       items.push(buildComparison(compared, value, ctx, graphqlComparisonMode(naming), at));
       continue;
@@ -229,6 +230,7 @@ function permissionColumn(table: ResolvedTable, name: string, value: Input, path
       typeKind: column.catalog.typeKind,
     }),
     graphqlType: column.type,
+    ...(column.operators ? { operators: column.operators } : {}),
   };
   const raw = toJson(value, null);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {

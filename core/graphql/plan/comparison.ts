@@ -3,12 +3,13 @@
  * permission filters; the two differ only in how operator names are spelled and how leaves are
  * read (see `ComparisonMode`).
  */
-import type { BoolExpIR, ComparisonOp, ScalarExprIR } from '../ir.js';
+import type { BoolExpIR, ComparisonOp, ScalarExprIR, TypedValueIR } from '../ir.js';
 import { and } from './bool.js';
 import { objectEntries, leafValue, isNull, toJson, validationError, type Input, type LeafSpec, type MaybeCtx } from './input.js';
 import type { ScalarInfo } from '../scalars.js';
 import { scalarInfo } from '../scalars.js';
 import type { Naming } from '../schema/naming.js';
+import type { KindOperatorSpec, TypeOperators } from '../../db/operators.js';
 
 /** What a comparison needs to know about the compared column or expression. */
 export interface ComparedColumn {
@@ -18,6 +19,8 @@ export interface ComparedColumn {
   info: ScalarInfo;
   graphqlType: string;
   enumValues?: ReadonlyMap<string, string>;
+  /** Operators the source's kind adds for the column's type (PostGIS, ltree). */
+  operators?: TypeOperators;
 }
 
 export interface ComparisonMode {
@@ -28,6 +31,8 @@ export interface ComparisonMode {
   permission: boolean;
   /** Name of the comparison type, for messages. */
   typeName(column: ComparedColumn): string;
+  /** Whether a written key names the kind operator whose reference name is `name`. */
+  kindOperator(key: string, name: string): boolean;
 }
 
 const VALUE_OPS = new Set<ComparisonOp>([
@@ -51,6 +56,11 @@ export function buildComparison(
   for (const [key, value] of objectEntries(input, ctx, path, typeName)) {
     const at = `${path}.${key}`;
     const op = mode.operator(key);
+    const kindOp = op === undefined ? column.operators?.operators.find((o) => mode.kindOperator(key, o.name)) : undefined;
+    if (kindOp) {
+      items.push(buildKindOperator(column, kindOp, value, ctx, mode, at));
+      continue;
+    }
     if (op === undefined) throw validationError(`field '${key}' not found in type: '${typeName}'`, at);
     items.push(buildOperator(column, op, value, ctx, mode, at));
   }
@@ -91,10 +101,63 @@ function buildOperator(
   throw validationError(`unknown operator '${op}'`, path);
 }
 
-/** `_cast: {String: {...}}`: compare the column cast to another type. */
+/**
+ * A kind's operator (`_st_d_within: {distance: 10, from: {...}}`): its value, or each field of
+ * its input object, read as a value of the type the kind declared.
+ */
+function buildKindOperator(
+  column: ComparedColumn,
+  spec: KindOperatorSpec,
+  value: Input,
+  ctx: MaybeCtx,
+  mode: ComparisonMode,
+  path: string,
+): BoolExpIR {
+  const permission = mode.permission ? { sessionVariables: true } : {};
+  const input = spec.input;
+  if (input.kind === 'value') {
+    const rhs = leafValue(value, ctx, { dbType: input.dbType, graphqlType: input.graphqlType, ...(input.array ? { array: true } : {}), ...permission }, path);
+    return { kind: 'kindOperator', lhs: column.expr, op: spec.name, args: { value: rhs } };
+  }
+  const given = new Map(objectEntries(value, ctx, path, input.typeName));
+  const args: Record<string, TypedValueIR> = {};
+  for (const f of input.fields) {
+    const at = `${path}.${f.name}`;
+    const v = given.get(f.name);
+    given.delete(f.name);
+    const leaf = { dbType: f.dbType, graphqlType: f.graphqlType, ...(f.array ? { array: true } : {}), ...permission };
+    if (v === undefined || isNull(v, ctx)) {
+      if (v === undefined && f.defaultValue !== undefined) {
+        args[f.name] = { value: { kind: 'const', value: f.defaultValue }, dbType: f.dbType };
+        continue;
+      }
+      if (f.required) throw validationError(`missing required field '${f.name}'`, at);
+      args[f.name] = { value: { kind: 'const', value: null }, dbType: f.dbType, ...(f.array ? { array: true } : {}) };
+      continue;
+    }
+    args[f.name] = leafValue(v, ctx, leaf, at);
+  }
+  for (const k of given.keys()) throw validationError(`field '${k}' not found in type: '${input.typeName}'`, `${path}.${k}`);
+  return { kind: 'kindOperator', lhs: column.expr, op: spec.name, args };
+}
+
+/** `_cast: {String: {...}}` (jsonb), `_cast: {geography: {...}}` (a kind's casts): compare the column cast to another type. */
 function buildCast(column: ComparedColumn, value: Input, ctx: MaybeCtx, mode: ComparisonMode, path: string): BoolExpIR {
   const items: BoolExpIR[] = [];
   for (const [key, ops] of objectEntries(value, ctx, path, `${column.graphqlType}_cast_exp`)) {
+    const kindCast = column.operators?.casts.find((c) => c.graphqlType === key);
+    if (kindCast) {
+      const targetOps = kindCast.operators();
+      const cast: ComparedColumn = {
+        expr: { kind: 'cast', expr: column.expr, toType: kindCast.dbType },
+        type: kindCast.dbType,
+        info: scalarInfo(kindCast.dbType),
+        graphqlType: kindCast.graphqlType,
+        ...(targetOps ? { operators: targetOps } : {}),
+      };
+      items.push(buildComparison(cast, ops, ctx, mode, `${path}.${key}`));
+      continue;
+    }
     const target = mode.castTarget(key);
     if (target !== 'String') throw validationError(`field '${key}' not found in type: '${column.graphqlType}_cast_exp'`, `${path}.${key}`);
     const cast: ComparedColumn = {
@@ -147,6 +210,7 @@ export function graphqlComparisonMode(naming: Naming): ComparisonMode {
     castTarget: (key) => (key === 'String' ? 'String' : undefined),
     permission: false,
     typeName: (c) => `${c.graphqlType}_comparison_exp`,
+    kindOperator: (key, name) => key === naming.field(name),
   };
   graphqlModes.set(naming.convention, mode);
   return mode;
@@ -165,4 +229,5 @@ export const permissionComparisonMode: ComparisonMode = {
   castTarget: (key) => (key === 'String' || key.toLowerCase() === 'text' ? 'String' : undefined),
   permission: true,
   typeName: (c) => `${c.graphqlType}_comparison_exp`,
+  kindOperator: (key, name) => key === name || (key.startsWith('$') && `_${key.slice(1)}` === name),
 };

@@ -25,6 +25,9 @@ function fromBoolExp(e: BoolExpIR | null, out: Found): void {
       return fromBoolExp(e.item, out);
     case 'compare':
       return fromValue(e.rhs, out);
+    case 'kindOperator':
+      for (const v of Object.values(e.args)) fromValue(v, out);
+      return;
     case 'relationship':
     case 'exists':
       return fromBoolExp(e.where, out);

@@ -16,6 +16,7 @@ import {
 } from 'graphql';
 import { scalarType } from '../scalars.js';
 import type { ColumnView } from '../plan/view.js';
+import type { KindOperatorSpec, TypeOperators } from '../../db/operators.js';
 import type { Naming } from './naming.js';
 import { sortedFields, type TypeRegistry } from './registry.js';
 
@@ -61,11 +62,21 @@ const nn = <T extends GraphQLInputType>(t: T): GraphQLNonNull<T> => new GraphQLN
 const list = (t: GraphQLInputType): GraphQLList<GraphQLInputType> => new GraphQLList(t);
 
 /** The comparison input type of a column (`Int_comparison_exp`, `String_array_comparison_exp`, ...). */
-export function comparisonType(reg: TypeRegistry, naming: Naming, column: Pick<ColumnView, 'info'>, enumType?: GraphQLEnumType): GraphQLInputObjectType {
+export function comparisonType(
+  reg: TypeRegistry,
+  naming: Naming,
+  column: Pick<ColumnView, 'info'> & { column?: { operators?: TypeOperators } },
+  enumType?: GraphQLEnumType,
+): GraphQLInputObjectType {
   if (enumType) return enumComparison(reg, naming, enumType);
   const scalar = column.info.name!;
   if (column.info.isArray) return arrayComparison(reg, naming, scalar);
-  return scalarComparison(reg, naming, scalar, { stringLike: column.info.stringLike, jsonb: column.info.jsonb });
+  const operators = column.column?.operators;
+  return scalarComparison(reg, naming, scalar, {
+    stringLike: column.info.stringLike,
+    jsonb: column.info.jsonb,
+    ...(operators ? { operators } : {}),
+  });
 }
 
 function equalityOps(naming: Naming, value: GraphQLInputType, listOf: GraphQLInputType): GraphQLInputFieldConfigMap {
@@ -88,7 +99,7 @@ export function scalarComparison(
   reg: TypeRegistry,
   naming: Naming,
   scalar: string,
-  kind: { stringLike: boolean; jsonb: boolean },
+  kind: { stringLike: boolean; jsonb: boolean; operators?: TypeOperators },
 ): GraphQLInputObjectType {
   const name = naming.sharedType(`${scalar}_comparison_exp`);
   return reg.get(name, () => {
@@ -97,15 +108,68 @@ export function scalarComparison(
       name,
       description: describe(scalar),
       fields: () => {
-        const fields: GraphQLInputFieldConfigMap = { ...equalityOps(naming, t, t), ...orderingOps(naming, t) };
+        const fields: GraphQLInputFieldConfigMap = { ...equalityOps(naming, t, t) };
+        if (kind.operators?.ordering !== false) Object.assign(fields, orderingOps(naming, t));
         if (kind.stringLike) {
           for (const [op, description] of STRING_OPS) fields[naming.field(op)] = { type: t, description };
         }
         if (kind.jsonb) Object.assign(fields, jsonbOps(reg, naming, t));
+        if (kind.operators) Object.assign(fields, kindOps(reg, naming, scalar, kind.operators));
         return sortedFields(fields);
       },
     });
   });
+}
+
+/** The operators a database kind adds for its type (PostGIS, ltree), and `_cast` between its types. */
+function kindOps(reg: TypeRegistry, naming: Naming, scalar: string, ops: TypeOperators): GraphQLInputFieldConfigMap {
+  const fields: GraphQLInputFieldConfigMap = {};
+  for (const op of ops.operators) {
+    fields[naming.field(op.name)] = { type: kindOperatorInput(reg, naming, op), ...(op.description ? { description: op.description } : {}) };
+  }
+  if (ops.casts.length > 0) {
+    const castName = naming.sharedType(`${scalar}_cast_exp`);
+    const cast = reg.get(castName, () =>
+      new GraphQLInputObjectType({
+        name: castName,
+        fields: () =>
+          Object.fromEntries(
+            ops.casts.map((c) => {
+              const target = c.operators();
+              const type = scalarComparison(reg, naming, c.graphqlType, { stringLike: false, jsonb: false, ...(target ? { operators: target } : {}) });
+              return [c.graphqlType, { type }];
+            }),
+          ),
+      }),
+    );
+    fields[naming.field('_cast')] = { type: cast };
+  }
+  return fields;
+}
+
+function kindOperatorInput(reg: TypeRegistry, naming: Naming, op: KindOperatorSpec): GraphQLInputType {
+  const input = op.input;
+  if (input.kind === 'value') {
+    const t = scalarType(input.graphqlType);
+    return input.array ? list(nn(t)) : t;
+  }
+  const name = naming.sharedType(input.typeName);
+  return reg.get(name, () =>
+    new GraphQLInputObjectType({
+      name,
+      fields: () =>
+        Object.fromEntries(
+          input.fields.map((f) => {
+            const one = scalarType(f.graphqlType);
+            const t: GraphQLInputType = f.array ? list(nn(one)) : one;
+            return [
+              naming.field(f.name),
+              { type: f.required ? nn(t) : t, ...(f.defaultValue !== undefined ? { defaultValue: f.defaultValue } : {}) },
+            ];
+          }),
+        ),
+    }),
+  );
 }
 
 function jsonbOps(reg: TypeRegistry, naming: Naming, jsonb: GraphQLInputType): GraphQLInputFieldConfigMap {

@@ -93,6 +93,16 @@ export async function resolveSource(
     }
   }
 
+  // The kind's own operators for its types (PostGIS, ltree): filters and permissions read them.
+  if (connection.typeOperators) {
+    for (const t of tables) {
+      for (const c of t.columns) {
+        const ops = c.catalog.typeKind === 'array' ? undefined : connection.typeOperators(c.type);
+        if (ops) c.operators = ops;
+      }
+    }
+  }
+
   // Step 2: enum tables, then the columns that reference them.
   const enumFailures = await resolveEnumTables(tables, connection);
   tables = tables.filter((t) => {

@@ -20,6 +20,7 @@ import {
   type SourceConnection,
   type SourceHealth,
   type SubscriptionFieldIR,
+  type TypeOperators,
   tracing,
 } from '../../../core/sdk/index.js';
 import type { ResolvedPgConnection } from './connection-info.js';
@@ -28,6 +29,7 @@ import { introspectPostgres } from './introspect.js';
 import { compileRootField } from './sql/index.js';
 import { bindValues } from './sql/bind.js';
 import { queryEngineError } from './query-errors.js';
+import { extensionTypeOperators } from './extension-types.js';
 import { compileMutation, PgCompiledMutation, ProgramRun } from './sql/mutation/index.js';
 
 // The session reaches triggers as the transaction-local setting `svc.user` (always a parameter).
@@ -61,6 +63,10 @@ export class PgSourceConnection implements SourceConnection {
     this.pool = new PgSourcePool(resolved, { onIdleError });
     this.replicas = resolved.readReplicas.map((r) => new PgSourcePool(r, { onIdleError }));
     this.secrets = resolved.secrets;
+  }
+
+  typeOperators(type: string): TypeOperators | undefined {
+    return extensionTypeOperators(type);
   }
 
   introspect(): Promise<DatabaseCatalog> {

@@ -13,6 +13,7 @@ import type { CompileContext } from './context.js';
 import { quoteIdent, quoteTable, sqlType } from './quote.js';
 import { valueSql } from './values.js';
 import { callSql } from './function-call.js';
+import { extensionOperatorSql } from '../extension-types.js';
 
 /** Which table a bare column means: `cur` is the table being filtered, `root` where the filter began. */
 export interface Scope {
@@ -114,6 +115,13 @@ export function boolExpSql(ctx: CompileContext, e: BoolExpIR, scope: Scope): str
       return `NOT (${boolExpSql(ctx, e.item, scope)})`;
     case 'compare':
       return comparisonSql(ctx, scalarSql(ctx, e.lhs, scope.cur), e.op, e.rhs);
+    case 'kindOperator': {
+      const args: Record<string, string> = {};
+      for (const [k, v] of Object.entries(e.args)) args[k] = valueSql(ctx, v);
+      const sql = extensionOperatorSql(e.op, scalarSql(ctx, e.lhs, scope.cur), args);
+      if (sql === undefined) throw errors.unexpected(`unsupported comparison operator ${e.op}`);
+      return sql;
+    }
     case 'compareColumn': {
       const sqlOp = BINARY_OPS[e.op];
       if (sqlOp === undefined) throw errors.unexpected(`unsupported column comparison operator ${e.op}`);

@@ -13,6 +13,7 @@ import { type JsonPair, rowJson, textLiteral } from './json-object.js';
 import { quoteIdent } from './quote.js';
 import { type LevelSql, selectLevel } from './select.js';
 import { isBigNumberType } from './types.js';
+import { geoJsonSql, isGeoType } from '../extension-types.js';
 import { callSql, ROW_KEY } from './function-call.js';
 
 export interface RowParts {
@@ -27,6 +28,7 @@ export interface RowParts {
 /** A column as it goes into JSON: big numbers as text when the server stringifies them. */
 export function columnValueSql(ctx: CompileContext, table: string, name: string, type: string): string {
   const col = table + '.' + quoteIdent(name);
+  if (isGeoType(type)) return geoJsonSql(col);
   return ctx.options.stringifyNumericTypes && isBigNumberType(type) ? `(${col})::text` : col;
 }
 

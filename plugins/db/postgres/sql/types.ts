@@ -34,7 +34,8 @@ export type JsonKind = 'none' | 'scalar' | 'array';
 /** json/jsonb (`scalar`), an array of them (`array`), or neither. */
 export function jsonKind(type: string, array: boolean | undefined): JsonKind {
   const t = baseName(type);
-  if (t === 'json' || t === 'jsonb') return array ? 'array' : 'scalar';
+  // GeoJSON values travel as JSON text too (extension-types.ts).
+  if (t === 'json' || t === 'jsonb' || t === 'geometry' || t === 'geography') return array ? 'array' : 'scalar';
   if (t === '_json' || t === '_jsonb' || t === 'json[]' || t === 'jsonb[]') return 'array';
   return 'none';
 }

@@ -5,6 +5,7 @@ import type { TypedValueIR } from '../../../../core/sdk/index.js';
 import type { CompileContext, SqlParam } from './context.js';
 import { sqlType } from './quote.js';
 import { isArrayTypeName } from './types.js';
+import { extensionValueSql } from '../extension-types.js';
 
 /** The cast target of a value; `forceArray` for operators that only take arrays (`_in`). */
 export function castType(tv: TypedValueIR, forceArray = false): string {
@@ -24,9 +25,14 @@ export function valueSql(ctx: CompileContext, value: TypedValueIR | SqlParam, fo
   // Record the array-ness the SQL gives the value, so the binder converts it accordingly.
   const tv = forceArray && value.array !== true && !isArrayTypeName(value.dbType) ? { ...value, array: true } : value;
   const type = castType(tv);
+  const array = tv.array === true || (forceArray && !isArrayTypeName(value.dbType));
   if (tv.value.kind === 'session') {
     // Session variable names are case-insensitive; the session JSON carries them lowercased.
-    return `(SELECT ${ctx.sessionText(tv.value.name.toLowerCase())}::${type})`;
+    const text = ctx.sessionText(tv.value.name.toLowerCase());
+    const ext = extensionValueSql(tv.dbType, text, array);
+    return ext !== undefined ? `(SELECT ${ext})` : `(SELECT ${text}::${type})`;
   }
-  return `${ctx.placeholder(tv)}::${type}`;
+  // GeoJSON and hex WKB values are sent as text and built by the extension's own functions.
+  const placeholder = ctx.placeholder(tv);
+  return extensionValueSql(tv.dbType, placeholder, array) ?? `${placeholder}::${type}`;
 }
