@@ -64,6 +64,7 @@ export const METADATA_FEATURES = {
   api_limits: 'api-limits',
   graphql_schema_introspection: 'introspection-control',
   cron_triggers: 'scheduled-triggers',
+  inherited_roles: 'inherited-roles',
 } as const;
 
 function asksForSomething(value: unknown): boolean {

@@ -51,7 +51,8 @@ export interface FunctionCallIR {
  * or a scalar computed field (a function of the row).
  */
 export type ScalarExprIR =
-  | { kind: 'column'; name: string; type: string }
+  /** `visibleWhen`: the cell is null unless the row passes it (inherited roles' hidden cells). */
+  | { kind: 'column'; name: string; type: string; visibleWhen?: BoolExpIR }
   | { kind: 'cast'; expr: ScalarExprIR; toType: string }
   | { kind: 'computed'; call: FunctionCallIR; type: string };
 
@@ -124,7 +125,8 @@ export type AggregateFn =
   | 'variance' | 'var_pop' | 'var_samp';
 
 export type FieldIR =
-  | { kind: 'column'; alias: string; name: string; type: string }
+  /** `visibleWhen`: the value is null unless the row passes it (inherited roles' hidden cells). */
+  | { kind: 'column'; alias: string; name: string; type: string; visibleWhen?: BoolExpIR }
   | { kind: 'typename'; alias: string; typeName: string }
   | { kind: 'objectRelationship'; alias: string; mapping: Array<[string, string]>; select: SelectIR }
   | { kind: 'arrayRelationship'; alias: string; mapping: Array<[string, string]>; select: SelectIR }

@@ -232,8 +232,11 @@ export const emptyMetadata = (): MetadataDocument => ({ version: 3, sources: [] 
 export interface InconsistentObject {
   type: string;
   name: string;
+  /** What the metadata holds for the object; undefined (left out) for purely informational reports. */
   definition: unknown;
   reason: string;
+  /** The entity an inherited role could not derive a permission for (reference shape). */
+  entity?: unknown;
 }
 
 export const qualifiedTableName = (t: QualifiedTable): string =>

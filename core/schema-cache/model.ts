@@ -5,6 +5,7 @@
  */
 import type { CatalogColumn, CatalogFunction, CatalogTable, DatabaseCatalog } from '../db/catalog.js';
 import type {
+  BoolExpJson,
   ComputedFieldMetadata,
   DeletePermission,
   FunctionMetadata,
@@ -72,6 +73,12 @@ export interface TablePermissions {
   insert: Map<string, InsertPermission>;
   update: Map<string, UpdatePermission>;
   delete: Map<string, DeletePermission>;
+  /**
+   * Inherited roles (metadata/inherited-roles): per role, the columns that only some parent roles
+   * may see, each with the filter a row must pass for the role to see that cell; elsewhere the
+   * cell reads null, as the reference engine's CASE WHEN does.
+   */
+  cellFilters?: Map<string, ReadonlyMap<string, BoolExpJson>>;
 }
 
 export interface ResolvedTable {

@@ -44,7 +44,13 @@ export function buildWhere(view: TableView, input: Input, ctx: PlanContext, path
     const column = view.columnsByField.get(key);
     if (column) {
       const compared: ComparedColumn = {
-        expr: { kind: 'column', name: column.column.name, type: column.column.type },
+        expr: {
+          kind: 'column',
+          name: column.column.name,
+          type: column.column.type,
+          // A hidden cell compares as the null it reads as.
+          ...(column.visibleWhen ? { visibleWhen: column.visibleWhen() } : {}),
+        },
         type: column.column.type,
         info: column.info,
         graphqlType: column.graphqlType,

@@ -88,7 +88,10 @@ export function buildFields(view: TableView, set: SelectionSetNode, ctx: PlanCon
     const at = `${path}.selectionSet.${f.key}`;
     if (f.name === '__typename') return { kind: 'typename', alias: f.key, typeName: view.names.object };
     const column = view.columnsByField.get(f.name);
-    if (column) return { kind: 'column', alias: f.key, name: column.column.name, type: column.column.type };
+    if (column) {
+      const field: FieldIR = { kind: 'column', alias: f.key, name: column.column.name, type: column.column.type };
+      return column.visibleWhen ? { ...field, visibleWhen: column.visibleWhen() } : field;
+    }
     const rel = view.relationshipsByField.get(f.name);
     if (rel && rel.rel.kind === 'object') {
       const select: SelectIR = {

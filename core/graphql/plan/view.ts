@@ -30,6 +30,13 @@ export interface ColumnView {
   enumValues?: ReadonlyMap<string, string>;
   /** Descriptions of those enum values (the enum table's comment column), by GraphQL name. */
   enumDescriptions?: ReadonlyMap<string, string>;
+  /**
+   * Inherited roles: the row filter under which the role sees this column's value (null
+   * elsewhere); absent when every row the role sees shows it.
+   */
+  visibleWhen?: () => BoolExpIR;
+  /** Inherited roles' columns are nullable whatever the database says (cells may be nulled). */
+  forceNullable?: boolean;
 }
 
 export interface RelationshipView {

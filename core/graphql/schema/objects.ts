@@ -61,7 +61,7 @@ export function objectType(reg: TypeRegistry, view: TableView): GraphQLObjectTyp
         const fields: Fields = {};
         for (const c of view.columns) {
           const t = columnValueType(reg, c);
-          fields[c.field] = { type: c.column.nullable ? t : new GraphQLNonNull(t), description: columnDescription(c) };
+          fields[c.field] = { type: c.column.nullable || c.forceNullable ? t : new GraphQLNonNull(t), description: columnDescription(c) };
         }
         for (const r of view.relationships) {
           const target = objectType(reg, r.target);

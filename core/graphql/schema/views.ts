@@ -5,6 +5,7 @@
  */
 import type { ResolvedColumn, ResolvedSource, ResolvedTable } from '../../schema-cache/model.js';
 import type { BoolExpIR } from '../ir.js';
+import type { BoolExpJson } from '../../metadata/types.js';
 import { scalarInfo } from '../scalars.js';
 import { buildPermissionFilter } from '../plan/bool-exp.js';
 import { tableRef, type ColumnView, type RelationshipView, type TableAccess, type TableView } from '../plan/view.js';
@@ -15,7 +16,10 @@ import type { ComputedFieldView } from '../plan/view.js';
 
 const GRAPHQL_NAME_RE = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
-function accessFor(table: ResolvedTable, role: string): { access: TableAccess; columns: ResolvedColumn[] } | null {
+function accessFor(
+  table: ResolvedTable,
+  role: string,
+): { access: TableAccess; columns: ResolvedColumn[]; cellFilters?: ReadonlyMap<string, BoolExpJson> } | null {
   if (role === ADMIN_ROLE) {
     return {
       access: { filter: null, limit: null, allowAggregations: true, queryRootFields: null, subscriptionRootFields: null },
@@ -34,7 +38,23 @@ function accessFor(table: ResolvedTable, role: string): { access: TableAccess; c
       subscriptionRootFields: perm.subscription_root_fields ?? null,
     },
     columns: allowed ? table.columns.filter((c) => allowed.has(c.name)) : table.columns,
+    ...(table.permissions.cellFilters?.has(role) ? { cellFilters: table.permissions.cellFilters.get(role)! } : {}),
   };
+}
+
+/** Inherited roles: the columns some parent hides read null outside the rows of the parents showing them. */
+function withCellFilters(
+  columns: ColumnView[],
+  table: ResolvedTable,
+  filters: ReadonlyMap<string, BoolExpJson>,
+  tables: ReadonlyMap<string, ResolvedTable>,
+): ColumnView[] {
+  return columns.map((c) => {
+    const json = filters.get(c.column.name);
+    if (json === undefined) return { ...c, forceNullable: true };
+    let built: BoolExpIR | undefined;
+    return { ...c, forceNullable: true, visibleWhen: () => (built ??= buildPermissionFilter(table, json, tables)) };
+  });
 }
 
 export function columnView(source: ResolvedSource, table: ResolvedTable, column: ResolvedColumn, naming: Naming): ColumnView | null {
@@ -76,7 +96,8 @@ export function buildTableViews(source: ResolvedSource, role: string, naming: Na
   for (const table of source.tables.values()) {
     const a = accessFor(table, role);
     if (!a) continue;
-    const columns = a.columns.map((c) => columnView(source, table, c, naming)).filter((c): c is ColumnView => c !== null);
+    const viewed = a.columns.map((c) => columnView(source, table, c, naming)).filter((c): c is ColumnView => c !== null);
+    const columns = a.cellFilters ? withCellFilters(viewed, table, a.cellFilters, source.tables) : viewed;
     candidates.set(table.key, { table, access: a.access, columns });
   }
   // A table with no column and no usable relationship has no field to select: drop it, and again

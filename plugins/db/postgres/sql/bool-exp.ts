@@ -36,9 +36,66 @@ const ARRAY_RHS = new Set<ComparisonOp>(['_in', '_nin', '_has_keys_any', '_has_k
 
 /** `table` is the alias of the row's table, whose whole-row value computed fields are called with. */
 export function scalarSql(ctx: CompileContext, e: ScalarExprIR, table: string): string {
-  if (e.kind === 'column') return table + '.' + quoteIdent(e.name);
+  if (e.kind === 'column') {
+    const col = table + '.' + quoteIdent(e.name);
+    return e.visibleWhen ? visibleWhenSql(ctx, e.visibleWhen, table, col) : col;
+  }
   if (e.kind === 'computed') return callSql(ctx, e.call, table);
   return `(${scalarSql(ctx, e.expr, table)})::${sqlType(e.toType)}`;
+}
+
+/** A cell an inherited role sees only on rows passing `cond` (the reference's CASE WHEN). */
+export function visibleWhenSql(ctx: CompileContext, cond: BoolExpIR, table: string, value: string): string {
+  return `(CASE WHEN ${boolExpSql(ctx, cond, { cur: table, root: table })} THEN ${value} ELSE NULL END)`;
+}
+
+/**
+ * The columns of the current row a condition reads (added to `out`); true when it also needs
+ * the whole row (a computed field). Nested tables are reached through the mapping's columns.
+ */
+export function columnsRead(e: BoolExpIR, out: Set<string>): boolean {
+  const scalar = (s: ScalarExprIR): boolean => {
+    if (s.kind === 'column') {
+      out.add(s.name);
+      return s.visibleWhen ? columnsRead(s.visibleWhen, out) : false;
+    }
+    if (s.kind === 'cast') return scalar(s.expr);
+    return true;
+  };
+  const rootRefs = (x: BoolExpIR): void => {
+    // `_ceq: ["$", col]` deeper down still reads this row.
+    if (x.kind === 'compareColumn' && x.rhs.root) out.add(x.rhs.column);
+    else if (x.kind === 'and' || x.kind === 'or') x.items.forEach(rootRefs);
+    else if (x.kind === 'not') rootRefs(x.item);
+    else if (x.kind === 'relationship' || x.kind === 'exists') rootRefs(x.where);
+  };
+  switch (e.kind) {
+    case 'true':
+    case 'false':
+      return false;
+    case 'and':
+    case 'or':
+      return e.items.map((i) => columnsRead(i, out)).some(Boolean);
+    case 'not':
+      return columnsRead(e.item, out);
+    case 'compare':
+    case 'kindOperator':
+      return scalar(e.lhs);
+    case 'compareColumn':
+      out.add(e.rhs.column);
+      return scalar(e.lhs);
+    case 'relationship':
+      for (const [c] of e.mapping) out.add(c);
+      rootRefs(e.where);
+      return false;
+    case 'exists':
+      rootRefs(e.where);
+      return false;
+    case 'aggregatePredicate':
+      for (const [c] of e.mapping) out.add(c);
+      if (e.filter) rootRefs(e.filter);
+      return false;
+  }
 }
 
 /** `lhs <op> value`, with `lhs` already SQL. */

@@ -15,6 +15,7 @@ import { type LevelSql, selectLevel } from './select.js';
 import { isBigNumberType } from './types.js';
 import { geoJsonSql, isGeoType } from '../extension-types.js';
 import { callSql, ROW_KEY } from './function-call.js';
+import { columnsRead, visibleWhenSql } from './bool-exp.js';
 
 export interface RowParts {
   /** FROM items to append after the level's base: relationship laterals, then the row lateral. */
@@ -45,10 +46,17 @@ export function fieldsRow(ctx: CompileContext, fields: FieldIR[], table: string,
   };
   for (const f of fields) {
     switch (f.kind) {
-      case 'column':
+      case 'column': {
         needed.add(f.name);
-        pairs.push({ key: f.alias, expr: columnValueSql(ctx, table, f.name, f.type) });
+        const value = columnValueSql(ctx, table, f.name, f.type);
+        if (!f.visibleWhen) {
+          pairs.push({ key: f.alias, expr: value });
+          break;
+        }
+        if (columnsRead(f.visibleWhen, needed)) wholeRow = true;
+        pairs.push({ key: f.alias, expr: visibleWhenSql(ctx, f.visibleWhen, table, value) });
         break;
+      }
       case 'typename':
         pairs.push({ key: f.alias, expr: textLiteral(f.typeName) });
         break;

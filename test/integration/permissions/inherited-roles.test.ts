@@ -1,0 +1,230 @@
+/**
+ * Inherited roles (`--experimental-features inherited_roles`) against a real PostgreSQL: the
+ * metadata operations with the reference engine's checks and messages, the union of the parents'
+ * rows with cells nulled where only a parent hiding the column let the row through, mutation
+ * permissions inherited only when the parents agree, and an exported document with inherited
+ * roles and PostGIS permission filters applied again with replace_metadata.
+ */
+import { expect } from 'chai';
+import type { Engine } from '../../../core/engine.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
+import { graphql, metadata, startTestEngine } from '../../helpers/engine.js';
+
+const SCHEMA = `
+CREATE EXTENSION IF NOT EXISTS postgis;
+CREATE TABLE employee (
+  id int PRIMARY KEY,
+  name text NOT NULL,
+  dept text NOT NULL,
+  salary int NOT NULL,
+  office geometry
+);
+INSERT INTO employee VALUES
+  (1, 'Ada', 'eng', 100, ST_SetSRID(ST_MakePoint(0, 0), 4326)),
+  (2, 'Alan', 'eng', 90, ST_SetSRID(ST_MakePoint(5, 5), 4326)),
+  (3, 'Grace', 'sales', 80, ST_SetSRID(ST_MakePoint(0.5, 0.5), 4326)),
+  (4, 'Edsger', 'ops', 70, NULL);
+`;
+
+const SELF = { columns: ['id', 'name', 'salary'], filter: { id: { _eq: 'X-Svc-User-Id' } }, limit: 5 };
+const DIRECTORY = { columns: ['id', 'name', 'dept'], filter: { dept: { _eq: 'eng' } }, limit: 10, allow_aggregations: true };
+const NEARBY = {
+  columns: ['id', 'office'],
+  filter: { office: { _st_d_within: { distance: 1, from: { type: 'Point', coordinates: [0, 0], crs: { type: 'name', properties: { name: 'EPSG:4326' } } } } } },
+};
+const UPDATE = { columns: ['name'], filter: { id: { _eq: 'X-Svc-User-Id' } }, check: null };
+
+const as = (role: string, userId?: number): Record<string, string> =>
+  userId === undefined ? { 'x-svc-role': role } : { 'x-svc-role': role, 'x-svc-user-id': String(userId) };
+
+describe('inherited roles (integration)', function () {
+  this.timeout(60000);
+  let db: TestDatabase;
+  let engine: Engine;
+
+  before(async () => {
+    db = await createTestDatabase('georoles_inherited', SCHEMA);
+    engine = await startTestEngine({ databaseUrl: db.url, experimentalFeatures: ['inherited_roles'] });
+    const res = await metadata(engine, {
+      type: 'bulk',
+      args: [
+        { type: 'pg_track_table', args: { table: 'employee' } },
+        { type: 'pg_create_select_permission', args: { table: 'employee', role: 'self', permission: SELF } },
+        { type: 'pg_create_select_permission', args: { table: 'employee', role: 'directory', permission: DIRECTORY } },
+        { type: 'pg_create_select_permission', args: { table: 'employee', role: 'nearby', permission: NEARBY } },
+        { type: 'pg_create_update_permission', args: { table: 'employee', role: 'self', permission: UPDATE } },
+        { type: 'pg_create_update_permission', args: { table: 'employee', role: 'directory', permission: UPDATE } },
+        { type: 'pg_create_insert_permission', args: { table: 'employee', role: 'self', permission: { columns: ['id', 'name'], check: {} } } },
+        { type: 'pg_create_insert_permission', args: { table: 'employee', role: 'nearby', permission: { columns: ['id'], check: {} } } },
+      ],
+    });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  });
+  after(async () => {
+    await engine?.close();
+    await db?.drop();
+  });
+
+  it('refuses add_inherited_role when the experimental feature is off, as the reference does', async () => {
+    const off = await startTestEngine({ databaseUrl: db.url });
+    try {
+      const res = await metadata(off, { type: 'add_inherited_role', args: { role_name: 'staff', role_set: ['self', 'directory'] } });
+      expect(res.status).to.equal(400);
+      expect(res.body).to.deep.equal({
+        path: '$.args',
+        error: 'inherited role can only be added when inherited_roles enabled in the experimental features',
+        code: 'constraint-violation',
+      });
+    } finally {
+      await off.close();
+    }
+  });
+
+  it('refuses a role that names itself, missing parents, and unknown roles to drop', async () => {
+    const self = await metadata(engine, { type: 'add_inherited_role', args: { role_name: 'x', role_set: ['x', 'self'] } });
+    expect(self.status).to.equal(400);
+    expect(self.body).to.deep.include({ code: 'invalid-params', error: 'an inherited role name cannot be in the role combination' });
+
+    const missing = await metadata(engine, { type: 'add_inherited_role', args: { role_name: 'x', role_set: ['self', 'ghost'] } });
+    expect(missing.status).to.equal(400);
+    expect(missing.body.code).to.equal('invalid-configuration');
+    expect(missing.body.error).to.equal(
+      'Inconsistent object: the following parent role(s) are not found: ghost which are required to construct the inherited role: "x"',
+    );
+
+    const drop = await metadata(engine, { type: 'drop_inherited_role', args: { role_name: 'nobody' } });
+    expect(drop.status).to.equal(400);
+    expect(drop.body).to.deep.include({ code: 'not-exists', error: '"nobody" inherited role doesn\'t exist' });
+  });
+
+  it('refuses parents whose insert permissions differ, with the reference inconsistency', async () => {
+    const res = await metadata(engine, { type: 'add_inherited_role', args: { role_name: 'clash', role_set: ['self', 'nearby'] } });
+    expect(res.status).to.equal(400);
+    expect(res.body.internal ?? res.body).to.satisfy((x: unknown) => JSON.stringify(x).includes(
+      "Could not inherit permission for the role 'clash' for the entity: 'insert permission, table: employee, source: 'default''",
+    ));
+    const inconsistent = await metadata(engine, { type: 'get_inconsistent_metadata', args: {} });
+    expect(inconsistent.body.is_consistent).to.equal(true);
+  });
+
+  it('serves the union of the parents rows, nulling cells only a hiding parent let through', async () => {
+    const add = await metadata(engine, { type: 'add_inherited_role', args: { role_name: 'staff', role_set: ['self', 'directory'] } });
+    expect(add.status, JSON.stringify(add.body)).to.equal(200);
+
+    const res = await graphql(engine, '{ employee(order_by: {id: asc}) { id name dept salary } }', undefined, as('staff', 3));
+    expect(res.body.errors, JSON.stringify(res.body.errors)).to.equal(undefined);
+    const expected = (
+      await db.sql(`
+        SELECT id, name,
+               CASE WHEN dept = 'eng' THEN dept END AS dept,
+               CASE WHEN id = 3 THEN salary END AS salary
+        FROM employee WHERE id = 3 OR dept = 'eng' ORDER BY id`)
+    ).rows;
+    expect(res.body.data.employee).to.deep.equal(expected);
+    expect(expected).to.deep.equal([
+      { id: 1, name: 'Ada', dept: 'eng', salary: null },
+      { id: 2, name: 'Alan', dept: 'eng', salary: null },
+      { id: 3, name: 'Grace', dept: null, salary: 80 },
+    ]);
+  });
+
+  it('filters on a hidden cell as the null it reads as', async () => {
+    const res = await graphql(engine, '{ employee(where: {salary: {_gte: 85}}) { id } }', undefined, as('staff', 3));
+    expect(res.body.data.employee).to.deep.equal([]);
+    const own = await graphql(engine, '{ employee(where: {salary: {_is_null: false}}) { id salary } }', undefined, as('staff', 3));
+    expect(own.body.data.employee).to.deep.equal([{ id: 3, salary: 80 }]);
+  });
+
+  it('takes the largest limit and any parent allowing aggregations, and makes the columns nullable', async () => {
+    const agg = await graphql(engine, '{ employee_aggregate { aggregate { count } } }', undefined, as('staff', 3));
+    expect(agg.body.errors, JSON.stringify(agg.body.errors)).to.equal(undefined);
+    expect(agg.body.data.employee_aggregate.aggregate.count).to.equal(3);
+    const t = await graphql(engine, '{ __type(name: "employee") { fields { name type { kind } } } }', undefined, as('staff', 3));
+    expect(t.body.data.__type.fields.map((f: { type: { kind: string } }) => f.type.kind)).to.deep.equal(['SCALAR', 'SCALAR', 'SCALAR', 'SCALAR']);
+  });
+
+  it('inherits a mutation permission the parents agree on, and lets an explicit one override', async () => {
+    const res = await graphql(engine, 'mutation { update_employee(where: {}, _set: {name: "Grace H."}) { affected_rows } }', undefined, as('staff', 3));
+    expect(res.body.errors, JSON.stringify(res.body.errors)).to.equal(undefined);
+    expect(res.body.data.update_employee.affected_rows).to.equal(1);
+    expect((await db.sql('SELECT name FROM employee WHERE id = 3')).rows[0].name).to.equal('Grace H.');
+    await db.sql("UPDATE employee SET name = 'Grace' WHERE id = 3");
+
+    // `staff` has no insert: only `self` defines one, so it is inherited.
+    const ins = await graphql(engine, '{ __type(name: "mutation_root") { fields { name } } }', undefined, as('staff', 3));
+    expect(ins.body.data.__type.fields.map((f: { name: string }) => f.name)).to.include('insert_employee');
+
+    const override = await metadata(engine, {
+      type: 'pg_create_select_permission',
+      args: { table: 'employee', role: 'staff', permission: { columns: ['id'], filter: { id: { _eq: 1 } } } },
+    });
+    expect(override.status, JSON.stringify(override.body)).to.equal(200);
+    const res2 = await graphql(engine, '{ employee { id } }', undefined, as('staff', 3));
+    expect(res2.body.data.employee).to.deep.equal([{ id: 1 }]);
+    await metadata(engine, { type: 'pg_drop_select_permission', args: { table: 'employee', role: 'staff' } });
+  });
+
+  it('inherits from an inherited role, and refuses cycles', async () => {
+    const res = await metadata(engine, { type: 'add_inherited_role', args: { role_name: 'everyone', role_set: ['staff', 'nearby'] } });
+    // `nearby` and `self` (through staff) define different inserts.
+    expect(res.status).to.equal(400);
+    const ok = await metadata(engine, {
+      type: 'bulk',
+      args: [
+        { type: 'pg_drop_insert_permission', args: { table: 'employee', role: 'nearby' } },
+        { type: 'add_inherited_role', args: { role_name: 'everyone', role_set: ['staff', 'nearby'] } },
+      ],
+    });
+    expect(ok.status, JSON.stringify(ok.body)).to.equal(200);
+    const rows = await graphql(engine, '{ employee(order_by: {id: asc}) { id salary office } }', undefined, as('everyone', 3));
+    expect(rows.body.errors, JSON.stringify(rows.body.errors)).to.equal(undefined);
+    const expected = (
+      await db.sql(`
+        SELECT id, CASE WHEN id = 3 THEN salary END AS salary,
+               CASE WHEN ST_DWithin(office, ST_SetSRID(ST_MakePoint(0, 0), 4326), 1) THEN ST_AsGeoJSON(office, 15, 4)::json END AS office
+        FROM employee
+        WHERE id = 3 OR dept = 'eng' OR ST_DWithin(office, ST_SetSRID(ST_MakePoint(0, 0), 4326), 1)
+        ORDER BY id`)
+    ).rows;
+    expect(rows.body.data.employee).to.deep.equal(expected);
+
+    const cycle = await metadata(engine, { type: 'add_inherited_role', args: { role_name: 'staff', role_set: ['self', 'everyone'] } });
+    expect(cycle.status).to.equal(400);
+    expect(cycle.body.code).to.equal('cyclic-dependency');
+    expect(cycle.body.error).to.match(/^found cycle\(s\) in roles: \[/);
+  });
+
+  it('exports inherited roles with PostGIS permission filters, and replace_metadata serves the same answers', async () => {
+    const exported = await metadata(engine, { type: 'export_metadata', args: {} });
+    expect(exported.body.inherited_roles).to.deep.equal([
+      { role_name: 'staff', role_set: ['self', 'directory'] },
+      { role_name: 'everyone', role_set: ['staff', 'nearby'] },
+    ]);
+    const query = '{ employee(order_by: {id: asc}) { id name dept salary office } }';
+    const before = await graphql(engine, query, undefined, as('everyone', 3));
+
+    const other = await createTestDatabase('georoles_replace', SCHEMA);
+    const fresh = await startTestEngine({ databaseUrl: other.url, experimentalFeatures: ['inherited_roles'] });
+    try {
+      const doc = exported.body;
+      // The default source is the engine's own database, referenced by environment variable.
+      const replaced = await metadata(fresh, { type: 'replace_metadata', args: doc });
+      expect(replaced.status, JSON.stringify(replaced.body)).to.equal(200);
+      const after = await graphql(fresh, query, undefined, as('everyone', 3));
+      expect(after.body).to.deep.equal(before.body);
+      const again = await metadata(fresh, { type: 'export_metadata', args: {} });
+      expect(again.body.inherited_roles).to.deep.equal(doc.inherited_roles);
+      const nearby = await graphql(fresh, '{ employee { id } }', undefined, as('nearby'));
+      expect(nearby.body.data.employee).to.deep.equal([{ id: 1 }, { id: 3 }]);
+    } finally {
+      await fresh.close();
+      await other.drop();
+    }
+  });
+
+  it('drops an inherited role', async () => {
+    expect((await metadata(engine, { type: 'drop_inherited_role', args: { role_name: 'everyone' } })).status).to.equal(200);
+    const res = await graphql(engine, '{ employee { id } }', undefined, as('everyone', 3));
+    expect(res.body.errors[0].extensions.code).to.equal('validation-failed');
+  });
+});
