@@ -22,6 +22,7 @@ import { restrictedSchema } from './permissions.js';
 import { indexPresets, type PresetIndex } from './presets.js';
 import { remoteCall, type RemoteRuntime } from './runtime.js';
 import { buildRoleTypes } from './types.js';
+import { inheritRemotePermissions } from './inherited.js';
 
 export interface RemotePermission {
   view: GraphQLSchema;
@@ -139,6 +140,7 @@ export async function buildRemoteState(build: SchemaCacheBuildContext, deps: Bui
           });
         }
       }
+      inheritRemotePermissions(resolved, build, deps.config);
     }
     state.remotes.set(meta.name, resolved);
   }

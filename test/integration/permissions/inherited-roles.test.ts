@@ -24,6 +24,8 @@ INSERT INTO employee VALUES
   (2, 'Alan', 'eng', 90, ST_SetSRID(ST_MakePoint(5, 5), 4326)),
   (3, 'Grace', 'sales', 80, ST_SetSRID(ST_MakePoint(0.5, 0.5), 4326)),
   (4, 'Edsger', 'ops', 70, NULL);
+CREATE FUNCTION georoles_touch(who int) RETURNS SETOF employee LANGUAGE sql VOLATILE AS
+  $$ UPDATE employee SET name = name WHERE id = who RETURNING * $$;
 `;
 
 const SELF = { columns: ['id', 'name', 'salary'], filter: { id: { _eq: 'X-Svc-User-Id' } }, limit: 5 };
@@ -220,6 +222,22 @@ describe('inherited roles (integration)', function () {
       await fresh.close();
       await other.drop();
     }
+  });
+
+  it('lets an inherited role call a function any parent may call', async () => {
+    const setup = await metadata(engine, {
+      type: 'bulk',
+      args: [
+        { type: 'pg_track_function', args: { function: 'georoles_touch', configuration: { exposed_as: 'mutation' } } },
+        { type: 'pg_create_function_permission', args: { function: 'georoles_touch', role: 'directory' } },
+      ],
+    });
+    expect(setup.status, JSON.stringify(setup.body)).to.equal(200);
+    const call = 'mutation { georoles_touch(args: {who: 1}) { id name } }';
+    const res = await graphql(engine, call, undefined, as('staff', 3));
+    expect(res.body).to.deep.equal({ data: { georoles_touch: [{ id: 1, name: 'Ada' }] } });
+    const denied = await graphql(engine, call, undefined, as('self', 3));
+    expect(denied.body.errors[0].extensions.code).to.equal('validation-failed');
   });
 
   it('drops an inherited role', async () => {
