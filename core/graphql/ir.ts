@@ -98,7 +98,8 @@ export type BoolExpIR =
     };
 
 export type OrderExprIR =
-  | { kind: 'column'; name: string; type: string }
+  /** `visibleWhen`: as for ScalarExprIR, the key is null on rows where the role sees no value. */
+  | { kind: 'column'; name: string; type: string; visibleWhen?: BoolExpIR }
   /** Order by a scalar computed field of the row. */
   | { kind: 'computed'; call: FunctionCallIR; type: string }
   /** Order by a column of an object relationship's target (one row at most). */
@@ -185,13 +186,17 @@ export interface SelectIR extends SelectFromIR {
 }
 
 export type AggregateOpIR =
-  | { kind: 'count'; alias: string; columns: string[]; distinct: boolean }
+  /** `visibleWhen`: per column, the rows on which the role sees its value (inherited roles). */
+  | { kind: 'count'; alias: string; columns: string[]; distinct: boolean; visibleWhen?: Readonly<Record<string, BoolExpIR>> }
   | { kind: 'typename'; alias: string; typeName: string }
   | {
       kind: 'fn';
       alias: string;
       fn: AggregateFn;
-      fields: Array<{ kind: 'column'; alias: string; name: string; type: string } | { kind: 'typename'; alias: string; typeName: string }>;
+      fields: Array<
+        | { kind: 'column'; alias: string; name: string; type: string; visibleWhen?: BoolExpIR }
+        | { kind: 'typename'; alias: string; typeName: string }
+      >;
     };
 
 export type AggregateFieldIR =

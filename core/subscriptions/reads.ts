@@ -50,6 +50,8 @@ class Walker {
   scalar(e: ScalarExprIR): void {
     if (e.kind === 'cast') this.scalar(e.expr);
     else if (e.kind === 'computed') this.call(e.call);
+    // An inherited role's hidden cell: its condition reads tables and session variables too.
+    else if (e.visibleWhen) this.boolExp(e.visibleWhen);
   }
 
   boolExp(e: BoolExpIR | null): void {
@@ -96,6 +98,7 @@ class Walker {
         this.table(e.target);
         return this.boolExp(e.filter);
       case 'column':
+        if (e.visibleWhen) this.boolExp(e.visibleWhen);
         return;
     }
   }
@@ -126,6 +129,8 @@ class Walker {
           this.call(f.call);
           break;
         case 'column':
+          if (f.visibleWhen) this.boolExp(f.visibleWhen);
+          break;
         case 'typename':
           break;
       }
@@ -134,7 +139,14 @@ class Walker {
 
   aggregate(a: AggregateSelectIR): void {
     this.selectFrom(a);
-    for (const f of a.fields) if (f.kind === 'nodes') this.fields(f.fields);
+    for (const f of a.fields) {
+      if (f.kind === 'nodes') this.fields(f.fields);
+      if (f.kind !== 'aggregate') continue;
+      for (const op of f.ops) {
+        if (op.kind === 'count') for (const c of Object.values(op.visibleWhen ?? {})) this.boolExp(c);
+        if (op.kind === 'fn') for (const x of op.fields) if (x.kind === 'column' && x.visibleWhen) this.boolExp(x.visibleWhen);
+      }
+    }
   }
 
   root(ir: RootFieldIR): void {

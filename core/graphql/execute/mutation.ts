@@ -67,10 +67,11 @@ function fromBoolExp(e: BoolExpIR | null, out: Set<string>): void {
       fromBoolExp(e.item, out);
       return;
     case 'compare':
-      fromValue(e.rhs, out);
-      return;
     case 'kindOperator':
-      for (const v of Object.values(e.args)) fromValue(v, out);
+      // An inherited role's hidden cell compared in `where` reads its condition's variables.
+      if (e.lhs.kind === 'column' && e.lhs.visibleWhen) fromBoolExp(e.lhs.visibleWhen, out);
+      if (e.kind === 'compare') fromValue(e.rhs, out);
+      else for (const v of Object.values(e.args)) fromValue(v, out);
       return;
     case 'relationship':
     case 'exists':

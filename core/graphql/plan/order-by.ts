@@ -53,7 +53,10 @@ function orderByObject(view: TableView, input: Input, ctx: PlanContext, path: st
     const column = view.columnsByField.get(key);
     if (column) {
       const d = direction(view, value, ctx, at);
-      if (d) out.push({ expr: { kind: 'column', name: column.column.name, type: column.column.type }, ...d });
+      if (d) {
+        const expr: OrderExprIR = { kind: 'column', name: column.column.name, type: column.column.type };
+        out.push({ expr: column.visibleWhen ? { ...expr, visibleWhen: column.visibleWhen() } : expr, ...d });
+      }
       continue;
     }
     const rel = view.relationshipsByField.get(key);

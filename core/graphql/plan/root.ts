@@ -36,7 +36,12 @@ export function planSelectByPk(view: TableView, field: FieldNode, ctx: PlanConte
     };
     return {
       kind: 'compare',
-      lhs: { kind: 'column', name: col.column.name, type: col.column.type },
+      lhs: {
+        kind: 'column',
+        name: col.column.name,
+        type: col.column.type,
+        ...(col.visibleWhen ? { visibleWhen: col.visibleWhen() } : {}),
+      },
       op: '_eq',
       rhs: leafValue(input, ctx, spec, at),
     };

@@ -5,6 +5,7 @@
 import { Kind, type FieldNode, type SelectionSetNode } from 'graphql';
 import type {
   AggregateFieldIR,
+  BoolExpIR,
   AggregateOpIR,
   AggregateSelectIR,
   FieldIR,
@@ -168,11 +169,15 @@ function buildAggregateOps(view: TableView, field: CollectedField, ctx: PlanCont
       const args = argumentsOf(f);
       const cols = given(args.get('columns'), ctx);
       const distinct = args.get('distinct');
+      const columns = cols ? listItems(cols, ctx).map((c) => columnOfEnum(view, toJson(c, ctx), `${at}.args.columns`)) : [];
+      const hidden: Record<string, BoolExpIR> = {};
+      for (const c of view.columns) if (c.visibleWhen && columns.includes(c.column.name)) hidden[c.column.name] = c.visibleWhen();
       return {
         kind: 'count',
         alias: f.key,
-        columns: cols ? listItems(cols, ctx).map((c) => columnOfEnum(view, toJson(c, ctx), `${at}.args.columns`)) : [],
+        columns,
         distinct: distinct ? toJson(distinct, ctx) === true : false,
+        ...(Object.keys(hidden).length > 0 ? { visibleWhen: hidden } : {}),
       };
     }
     const fn = AGGREGATE_FNS.find((a) => n.field(a) === f.name);
@@ -182,7 +187,8 @@ function buildAggregateOps(view: TableView, field: CollectedField, ctx: PlanCont
       if (c.name === '__typename') return { kind: 'typename' as const, alias: c.key, typeName: opType };
       const col = view.columnsByField.get(c.name);
       if (!col) throw notFound(c.name, opType, `${at}.selectionSet.${c.key}`);
-      return { kind: 'column' as const, alias: c.key, name: col.column.name, type: col.column.type };
+      const field = { kind: 'column' as const, alias: c.key, name: col.column.name, type: col.column.type };
+      return col.visibleWhen ? { ...field, visibleWhen: col.visibleWhen() } : field;
     });
     return { kind: 'fn', alias: f.key, fn, fields };
   });

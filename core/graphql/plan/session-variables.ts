@@ -6,7 +6,7 @@
  */
 import { EngineError } from '../../errors.js';
 import type { Session } from '../../auth/session.js';
-import type { AggregateSelectIR, BoolExpIR, FieldIR, OrderExprIR, RootFieldIR, SelectFromIR, TypedValueIR } from '../ir.js';
+import type { AggregateSelectIR, BoolExpIR, FieldIR, OrderExprIR, RootFieldIR, ScalarExprIR, SelectFromIR, TypedValueIR } from '../ir.js';
 
 type Found = Set<string>;
 
@@ -24,8 +24,10 @@ function fromBoolExp(e: BoolExpIR | null, out: Found): void {
     case 'not':
       return fromBoolExp(e.item, out);
     case 'compare':
+      fromScalar(e.lhs, out);
       return fromValue(e.rhs, out);
     case 'kindOperator':
+      fromScalar(e.lhs, out);
       for (const v of Object.values(e.args)) fromValue(v, out);
       return;
     case 'relationship':
@@ -39,7 +41,14 @@ function fromBoolExp(e: BoolExpIR | null, out: Found): void {
   }
 }
 
+/** An inherited role's hidden cell reads its condition's session variables. */
+function fromScalar(e: ScalarExprIR, out: Found): void {
+  if (e.kind === 'column' && e.visibleWhen) fromBoolExp(e.visibleWhen, out);
+  else if (e.kind === 'cast') fromScalar(e.expr, out);
+}
+
 function fromOrder(e: OrderExprIR, out: Found): void {
+  if (e.kind === 'column' && e.visibleWhen) fromBoolExp(e.visibleWhen, out);
   if (e.kind === 'objectRelationship') {
     fromBoolExp(e.filter, out);
     fromOrder(e.expr, out);
@@ -58,6 +67,7 @@ function fromSelectFrom(s: SelectFromIR, out: Found): void {
 
 function fromFields(fields: readonly FieldIR[], out: Found): void {
   for (const f of fields) {
+    if (f.kind === 'column' && f.visibleWhen) fromBoolExp(f.visibleWhen, out);
     if (f.kind === 'objectRelationship' || f.kind === 'arrayRelationship' || f.kind === 'computedTable') {
       fromSelectFrom(f.select, out);
       fromFields(f.select.fields, out);
@@ -69,7 +79,14 @@ function fromFields(fields: readonly FieldIR[], out: Found): void {
 
 function fromAggregate(a: AggregateSelectIR, out: Found): void {
   fromSelectFrom(a, out);
-  for (const f of a.fields) if (f.kind === 'nodes') fromFields(f.fields, out);
+  for (const f of a.fields) {
+    if (f.kind === 'nodes') fromFields(f.fields, out);
+    if (f.kind !== 'aggregate') continue;
+    for (const op of f.ops) {
+      if (op.kind === 'count') for (const c of Object.values(op.visibleWhen ?? {})) fromBoolExp(c, out);
+      if (op.kind === 'fn') for (const x of op.fields) if (x.kind === 'column' && x.visibleWhen) fromBoolExp(x.visibleWhen, out);
+    }
+  }
 }
 
 /** Every session variable the root field reads, lower-cased and sorted. */

@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import type { Engine } from '../../../core/engine.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { graphql, metadata, startTestEngine } from '../../helpers/engine.js';
+import { Received, transportClient, waitFor } from '../subscriptions/fixture.js';
 
 const SCHEMA = `
 CREATE EXTENSION IF NOT EXISTS postgis;
@@ -238,6 +239,42 @@ describe('inherited roles (integration)', function () {
     expect(res.body).to.deep.equal({ data: { georoles_touch: [{ id: 1, name: 'Ada' }] } });
     const denied = await graphql(engine, call, undefined, as('self', 3));
     expect(denied.body.errors[0].extensions.code).to.equal('validation-failed');
+  });
+
+  it('nulls hidden cells in aggregates, order_by and by-primary-key lookups too', async () => {
+    const agg = await graphql(
+      engine,
+      '{ employee_aggregate { aggregate { count(columns: [salary]) sum { salary } max { salary } } } }',
+      undefined,
+      as('staff', 3),
+    );
+    expect(agg.body.errors, JSON.stringify(agg.body.errors)).to.equal(undefined);
+    expect(agg.body.data.employee_aggregate.aggregate).to.deep.equal({ count: 1, sum: { salary: 80 }, max: { salary: 80 } });
+    const ordered = await graphql(engine, '{ employee(order_by: [{dept: asc_nulls_first}, {id: desc}]) { id } }', undefined, as('staff', 3));
+    expect(ordered.body.data.employee).to.deep.equal([{ id: 3 }, { id: 2 }, { id: 1 }]);
+  });
+
+  it('keeps subscribers apart when only a hidden cell reads their session', async () => {
+    const setup = await metadata(engine, {
+      type: 'bulk',
+      args: [
+        { type: 'pg_create_select_permission', args: { table: 'employee', role: 'roster', permission: { columns: ['id'], filter: {} } } },
+        { type: 'pg_create_select_permission', args: { table: 'employee', role: 'payslip', permission: { columns: ['id', 'salary'], filter: { id: 'X-Svc-User-Id' } } } },
+        { type: 'add_inherited_role', args: { role_name: 'member', role_set: ['roster', 'payslip'] } },
+      ],
+    });
+    expect(setup.status, JSON.stringify(setup.body)).to.equal(200);
+    const url = engine.url.replace(/^http/, 'ws') + '/v1/graphql';
+    const clients = [transportClient(url, as('member', 1)), transportClient(url, as('member', 2))];
+    try {
+      const got = clients.map(() => new Received<{ data: { employee: Array<{ id: number; salary: number | null }> } }>());
+      clients.forEach((c, i) => c.subscribe({ query: 'subscription { employee(order_by: {id: asc}, limit: 2) { id salary } }' }, got[i]!.sink));
+      await waitFor(() => (got.every((g) => g.values.length > 0) ? true : undefined), 10000, 'first results');
+      expect(got[0]!.values[0]!.data.employee).to.deep.equal([{ id: 1, salary: 100 }, { id: 2, salary: null }]);
+      expect(got[1]!.values[0]!.data.employee).to.deep.equal([{ id: 1, salary: null }, { id: 2, salary: 90 }]);
+    } finally {
+      await Promise.all(clients.map((c) => c.dispose()));
+    }
   });
 
   it('drops an inherited role', async () => {

@@ -8,7 +8,8 @@
  * rows aggregated). The nodes' relationship laterals are one row per base row, so they leave
  * the aggregates untouched.
  */
-import type { AggregateOpIR, AggregateSelectIR } from '../../../../core/sdk/index.js';
+import type { AggregateOpIR, AggregateSelectIR, BoolExpIR } from '../../../../core/sdk/index.js';
+import { columnsRead, visibleWhenSql } from './bool-exp.js';
 import { type JoinSpec, baseSelect } from './base.js';
 import type { CompileContext } from './context.js';
 import { fieldsRow } from './fields.js';
@@ -30,7 +31,16 @@ export function aggregateLevel(ctx: CompileContext, agg: AggregateSelectIR, join
         pairs.push({ key: f.alias, expr: textLiteral(f.typeName) });
         break;
       case 'aggregate':
-        pairs.push({ key: f.alias, expr: jsonObjectSql(f.ops.map((op) => aggregateOp(ctx, op, alias, needed))) });
+        pairs.push({
+          key: f.alias,
+          expr: jsonObjectSql(
+            f.ops.map((op) => {
+              const pair = aggregateOp(ctx, op, alias, needed);
+              wholeRow ||= pair.wholeRow;
+              return pair;
+            }),
+          ),
+        });
         break;
       case 'nodes': {
         const row = fieldsRow(ctx, f.fields, alias, needed);
@@ -50,31 +60,39 @@ export function aggregateLevel(ctx: CompileContext, agg: AggregateSelectIR, join
   return { expr: jsonObjectSql(resolved), from: base.from + laterals };
 }
 
-function aggregateOp(ctx: CompileContext, op: AggregateOpIR, table: string, needed: Set<string>): JsonPair {
+function aggregateOp(ctx: CompileContext, op: AggregateOpIR, table: string, needed: Set<string>): JsonPair & { wholeRow: boolean } {
+  let wholeRow = false;
+  // A cell an inherited role does not see is aggregated as the null it reads as.
+  const cell = (name: string, visibleWhen: BoolExpIR | undefined): string => {
+    needed.add(name);
+    const col = `${table}.${quoteIdent(name)}`;
+    if (!visibleWhen) return col;
+    if (columnsRead(visibleWhen, needed)) wholeRow = true;
+    return visibleWhenSql(ctx, visibleWhen, table, col);
+  };
   switch (op.kind) {
     case 'typename':
-      return { key: op.alias, expr: textLiteral(op.typeName) };
-    case 'count':
-      for (const c of op.columns) needed.add(c);
-      return { key: op.alias, expr: countSql(op.columns, op.distinct, table) };
+      return { key: op.alias, expr: textLiteral(op.typeName), wholeRow };
+    case 'count': {
+      const cols = op.columns.map((c) => cell(c, op.visibleWhen?.[c]));
+      return { key: op.alias, expr: countSql(cols, op.distinct), wholeRow };
+    }
     case 'fn': {
       const fields = op.fields.map((f): JsonPair => {
         if (f.kind === 'typename') return { key: f.alias, expr: textLiteral(f.typeName) };
-        needed.add(f.name);
-        const call = `${op.fn}(${table}.${quoteIdent(f.name)})`;
+        const call = `${op.fn}(${cell(f.name, f.visibleWhen)})`;
         // The reference engine decides by the column's type, not the aggregate's result type.
         const big = ctx.options.stringifyNumericTypes && isBigNumberType(f.type);
         return { key: f.alias, expr: big ? `(${call})::text` : call };
       });
-      return { key: op.alias, expr: jsonObjectSql(fields) };
+      return { key: op.alias, expr: jsonObjectSql(fields), wholeRow };
     }
   }
 }
 
-/** `count(*)`, `count(c)`, `count(DISTINCT c)`; several columns count row values `(a, b)`. */
-function countSql(columns: string[], distinct: boolean, table: string): string {
-  if (columns.length === 0) return 'count(*)';
-  const cols = columns.map((c) => table + '.' + quoteIdent(c));
+/** `count(*)`, `count(c)`, `count(DISTINCT c)`; several columns (SQL given) count row values `(a, b)`. */
+function countSql(cols: string[], distinct: boolean): string {
+  if (cols.length === 0) return 'count(*)';
   const arg = cols.length === 1 ? cols[0]! : `(${cols.join(', ')})`;
   return `count(${distinct ? 'DISTINCT ' : ''}${arg})`;
 }

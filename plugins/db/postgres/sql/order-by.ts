@@ -5,7 +5,7 @@
  * `json_agg(... ORDER BY ...)` can use it.
  */
 import { type BoolExpIR, errors, type OrderByIR, type OrderExprIR } from '../../../../core/sdk/index.js';
-import { andSql, boolExpSql, joinSql } from './bool-exp.js';
+import { andSql, boolExpSql, joinSql, visibleWhenSql } from './bool-exp.js';
 import type { CompileContext } from './context.js';
 import { quoteIdent, quoteTable } from './quote.js';
 import { callSql } from './function-call.js';
@@ -17,8 +17,10 @@ export function directionSql(o: Pick<OrderByIR, 'direction' | 'nulls'>): string 
 /** The sort key expression over `table` (an alias). */
 export function orderExprSql(ctx: CompileContext, e: OrderExprIR, table: string): string {
   switch (e.kind) {
-    case 'column':
-      return table + '.' + quoteIdent(e.name);
+    case 'column': {
+      const col = table + '.' + quoteIdent(e.name);
+      return e.visibleWhen ? visibleWhenSql(ctx, e.visibleWhen, table, col) : col;
+    }
     case 'computed':
       return callSql(ctx, e.call, table);
     case 'objectRelationship': {
