@@ -12,7 +12,7 @@ import {
   type OrderExprIR,
   parseFailed,
 } from '../../../core/sdk/index.js';
-import { checkColumn, relationshipAccess, type Access, type DmlContext } from './target.js';
+import { checkColumn, relationshipAccess, type Access, type DmlContext, visibleColumn } from './target.js';
 
 export interface OrderByItem {
   /** Field names: relationships, then a column. */
@@ -77,7 +77,7 @@ function orderExpr(dc: DmlContext, access: Access, names: string[], path: string
     case 'column': {
       if (rest.length > 0) throw payload('is a Postgres column and cannot be chained further');
       checkColumn(dc, access, 'select', name, path);
-      return { kind: 'column', name, type: table.columnsByName.get(name)!.type };
+      return visibleColumn(access, { kind: 'column' as const, name, type: table.columnsByName.get(name)!.type });
     }
     case 'relationship': {
       const rel = table.relationships.get(name)!;

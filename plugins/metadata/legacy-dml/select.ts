@@ -22,7 +22,7 @@ import {
 } from '../../../core/sdk/index.js';
 import { buildOrderBy, parseOrderBy, type OrderByItem } from './order-by.js';
 import { DECODE, keyPath, optionalInt } from './parse.js';
-import { accessOf, ARGS, checkColumn, relationshipAccess, requireAccess, requireColumn, requireTable as tableOf, type Access, type DmlContext } from './target.js';
+import { accessOf, ARGS, checkColumn, relationshipAccess, requireAccess, requireColumn, requireTable as tableOf, type Access, type DmlContext, visibleColumn } from './target.js';
 import { buildLegacyWhere } from './where.js';
 
 type ColumnSpec =
@@ -109,7 +109,7 @@ function explicitField(dc: DmlContext, access: Access, c: Exclude<ColumnSpec, { 
   if (c.kind === 'column') {
     checkColumn(dc, access, 'select', c.name, path);
     requireColumn(table, c.name, 'relationships have to be expanded', path);
-    return { kind: 'column', alias: c.name, name: c.name, type: table.columnsByName.get(c.name)!.type };
+    return visibleColumn(access, { kind: 'column' as const, alias: c.name, name: c.name, type: table.columnsByName.get(c.name)!.type });
   }
   const kind = fieldKind(table, c.name);
   if (kind === undefined) throw new EngineError('not-exists', `relationship "${c.name}" does not exist`, { path: `${path}.name` });
@@ -136,7 +136,7 @@ function wildcardFields(dc: DmlContext, access: Access, depth: number): Array<[s
   const table = access.table;
   const fields: Array<[string, FieldIR]> = table.columns
     .filter((c) => access.columns.has(c.name))
-    .map((c) => [`column:${c.name}`, { kind: 'column', alias: c.name, name: c.name, type: c.type }]);
+    .map((c) => [`column:${c.name}`, visibleColumn(access, { kind: 'column' as const, alias: c.name, name: c.name, type: c.type })]);
   if (depth === 0) return fields;
   for (const rel of table.relationships.values()) {
     const targetTable = dc.source.tables.get(rel.target);

@@ -49,6 +49,32 @@ export interface Access {
   presets: ColumnValueIR[];
   /** Select row cap. */
   limit: number | null;
+  /** Inherited roles: columns the role sees only on some rows, with those rows' filter. */
+  hidden?: ReadonlyMap<string, BoolExpIR>;
+}
+
+/** A column as the role reads it: null outside the rows it may see the column on (inherited roles). */
+export function visibleColumn<T extends { name: string }>(access: Access, column: T): T & { visibleWhen?: BoolExpIR } {
+  const cond = access.hidden?.get(column.name);
+  return cond ? { ...column, visibleWhen: cond } : column;
+}
+
+/** A condition on the current table's columns, with the role's hidden cells reading null in it. */
+export function withHiddenCells(access: Access, e: BoolExpIR): BoolExpIR {
+  if (!access.hidden || access.hidden.size === 0) return e;
+  switch (e.kind) {
+    case 'and':
+    case 'or':
+      return { ...e, items: e.items.map((i) => withHiddenCells(access, i)) };
+    case 'not':
+      return { ...e, item: withHiddenCells(access, e.item) };
+    case 'compare':
+    case 'kindOperator':
+    case 'compareColumn':
+      return e.lhs.kind === 'column' ? { ...e, lhs: visibleColumn(access, e.lhs) } : e;
+    default:
+      return e;
+  }
 }
 
 /** The source the operation names (`default` unless told), served by the Postgres kind. */
@@ -106,7 +132,17 @@ export function accessOf(dc: DmlContext, table: ResolvedTable, kind: PermissionK
     case 'select': {
       const p = perms.select.get(dc.role);
       if (!p) return null;
-      return { ...base, columns: columnSet(table, p.columns), filter: filterIR(table, p.filter, tables), check: null, presets: [], limit: p.limit ?? null };
+      const cells = perms.cellFilters?.get(dc.role);
+      const hidden = cells ? new Map([...cells].map(([c, f]) => [c, buildPermissionFilter(table, f, tables)] as const)) : undefined;
+      return {
+        ...base,
+        columns: columnSet(table, p.columns),
+        filter: filterIR(table, p.filter, tables),
+        check: null,
+        presets: [],
+        limit: p.limit ?? null,
+        ...(hidden ? { hidden } : {}),
+      };
     }
     case 'insert': {
       const p = perms.insert.get(dc.role);

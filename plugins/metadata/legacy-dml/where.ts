@@ -18,7 +18,7 @@ import {
   PermissionValidationError,
   validateBoolExp,
 } from '../../../core/sdk/index.js';
-import { checkColumn, relationshipAccess, requireAccess, requireTable, type Access, type DmlContext } from './target.js';
+import { checkColumn, relationshipAccess, requireAccess, requireTable, type Access, type DmlContext, withHiddenCells } from './target.js';
 
 const COLUMN_OPERATORS = new Set(['ceq', 'cne', 'cneq', 'cgt', 'clt', 'cgte', 'clte']);
 
@@ -52,7 +52,7 @@ function walk(dc: DmlContext, current: Access, root: Access, exp: Record<string,
     } else if (current.table.columnsByName.has(rawKey)) {
       checkColumn(dc, current, 'select', rawKey, path);
       checkOperands(dc, current, root, value, path);
-      items.push(buildPermissionFilter(current.table, { [rawKey]: value }, dc.source.tables, path));
+      items.push(withHiddenCells(current, buildPermissionFilter(current.table, { [rawKey]: value }, dc.source.tables, path)));
     } else {
       const rel = current.table.relationships.get(rawKey)!;
       const access = relationshipAccess(dc, current.table, rawKey, path);

@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import type { Engine } from '../../../core/engine.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
-import { graphql, metadata, startTestEngine } from '../../helpers/engine.js';
+import { call, graphql, metadata, startTestEngine } from '../../helpers/engine.js';
 import { Received, transportClient, waitFor } from '../subscriptions/fixture.js';
 
 const SCHEMA = `
@@ -129,6 +129,21 @@ describe('inherited roles (integration)', function () {
       { id: 2, name: 'Alan', dept: 'eng', salary: null },
       { id: 3, name: 'Grace', dept: null, salary: 80 },
     ]);
+  });
+
+  it('nulls the same cells in the legacy /v1/query select, its where and order_by', async () => {
+    const select = (args: Record<string, unknown>) => call(engine, '/v1/query', { type: 'select', args: { table: 'employee', ...args } }, as('staff', 3));
+    const all = await select({ columns: ['*'], order_by: ['id'] });
+    expect(all.status, JSON.stringify(all.body)).to.equal(200);
+    expect(all.body).to.deep.equal([
+      { id: 1, name: 'Ada', dept: 'eng', salary: null },
+      { id: 2, name: 'Alan', dept: 'eng', salary: null },
+      { id: 3, name: 'Grace', dept: null, salary: 80 },
+    ]);
+    const filtered = await select({ columns: ['id'], where: { salary: { $gte: 85 } } });
+    expect(filtered.body).to.deep.equal([]);
+    const ordered = await select({ columns: ['id'], order_by: ['+salary', 'id'] });
+    expect(ordered.body).to.deep.equal([{ id: 3 }, { id: 1 }, { id: 2 }]);
   });
 
   it('filters on a hidden cell as the null it reads as', async () => {
