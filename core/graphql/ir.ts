@@ -175,6 +175,8 @@ export interface SelectFromIR {
   orderBy: OrderByIR[];
   /** Column names for DISTINCT ON; the compiler orders by them first, as the database requires. */
   distinctOn: string[];
+  /** Inherited roles: per DISTINCT ON column, the rows on which the role sees its value. */
+  distinctVisibleWhen?: Readonly<Record<string, BoolExpIR>>;
   limit: TypedValueIR | null;
   offset: TypedValueIR | null;
   /** The role's row cap (select permission `limit`); the compiler applies min(limit, cap). */

@@ -108,6 +108,7 @@ class Walker {
     if (s.function) this.call(s.function);
     this.boolExp(s.where);
     this.boolExp(s.permissionFilter);
+    for (const c of Object.values(s.distinctVisibleWhen ?? {})) this.boolExp(c);
     for (const o of s.orderBy) this.order(o.expr);
     this.value(s.limit);
     this.value(s.offset);

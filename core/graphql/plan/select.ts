@@ -22,7 +22,7 @@ import type { PlanContext } from '../schema-draft.js';
 import { EngineError } from '../../errors.js';
 import { computedFieldIR } from './computed-field.js';
 
-export type SelectArgsIR = Pick<SelectFromIR, 'where' | 'orderBy' | 'distinctOn' | 'limit' | 'offset'>;
+export type SelectArgsIR = Pick<SelectFromIR, 'where' | 'orderBy' | 'distinctOn' | 'distinctVisibleWhen' | 'limit' | 'offset'>;
 
 /** `distinct_on, limit, offset, order_by, where` of a list or aggregate select. */
 export function buildSelectArgs(view: TableView, args: Map<string, Input>, ctx: PlanContext, path: string): SelectArgsIR {
@@ -39,12 +39,15 @@ export function buildSelectArgs(view: TableView, args: Map<string, Input>, ctx: 
     ? listItems(distinctIn, ctx).map((item) => columnOfEnum(view, toJson(item, ctx), at('distinct_on')))
     : [];
   if (distinctOn.length > 0 && orderBy.length > 0) checkDistinctOrder(distinctOn, orderBy, at('distinct_on'));
+  const distinctVisibleWhen: Record<string, BoolExpIR> = {};
+  for (const c of view.columns) if (c.visibleWhen && distinctOn.includes(c.column.name)) distinctVisibleWhen[c.column.name] = c.visibleWhen();
   const limitIn = arg('limit');
   const offsetIn = arg('offset');
   return {
     where,
     orderBy,
     distinctOn,
+    ...(Object.keys(distinctVisibleWhen).length > 0 ? { distinctVisibleWhen } : {}),
     limit: limitIn ? paging(limitIn, ctx, 'int4', at('limit')) : null,
     offset: offsetIn ? paging(offsetIn, ctx, 'int8', at('offset')) : null,
   };

@@ -58,6 +58,7 @@ function fromOrder(e: OrderExprIR, out: Found): void {
 }
 
 function fromSelectFrom(s: SelectFromIR, out: Found): void {
+  for (const c of Object.values(s.distinctVisibleWhen ?? {})) fromBoolExp(c, out);
   fromBoolExp(s.where, out);
   fromBoolExp(s.permissionFilter, out);
   for (const o of s.orderBy) fromOrder(o.expr, out);

@@ -240,6 +240,20 @@ describe('PostgreSQL extension types: PostGIS and ltree (integration)', function
     expect(tree.body).to.deep.equal([{ id: 3 }]);
   });
 
+  it('writes geometry columns into event payloads as GeoJSON', async () => {
+    const created = await metadata(engine, {
+      type: 'pg_create_event_trigger',
+      args: { name: 'georoles_place_ins', table: 'place', webhook: 'http://127.0.0.1:9/unused', insert: { columns: '*' } },
+    });
+    expect(created.status, JSON.stringify(created.body)).to.equal(200);
+    await db.sql("INSERT INTO place (id, name, geom) VALUES (200, 'evt', ST_SetSRID(ST_MakePoint(7, 8), 4326))");
+    const rows = (await db.sql("SELECT payload FROM svc_catalog.event_log WHERE trigger_name = 'georoles_place_ins'")).rows;
+    expect(rows).to.have.length(1);
+    expect(rows[0].payload.data.new).to.deep.equal({ id: 200, name: 'evt', geom: point(7, 8), geog: null, owner_id: null });
+    await metadata(engine, { type: 'pg_delete_event_trigger', args: { name: 'georoles_place_ins' } });
+    await db.sql('DELETE FROM place WHERE id = 200');
+  });
+
   it('refuses a bad operator value with a coded error', async () => {
     const res = await graphql(engine, '{ place(where: {geom: {_st_d_within: {from: {type: "Point", coordinates: [0, 0]}}}}) { id } }');
     expect(res.body.errors[0].extensions.code).to.equal('validation-failed');

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import type { CaptureSpec, ColumnList, TriggerOperation } from '../../../../core/sdk/index.js';
 import { quoteIdent, quoteLiteral, quoteTable } from '../sql/quote.js';
 import { isBigNumberType } from '../sql/types.js';
+import { geoJsonSql, isGeoType } from '../extension-types.js';
 
 /** Bumped when the generated SQL changes shape, so every capture is re-created once. */
 const GENERATOR_VERSION = 1;
@@ -24,12 +25,16 @@ function columnsOf(list: ColumnList, spec: CaptureSpec): Array<{ name: string; t
   return list.map((name) => spec.tableColumns.find((c) => c.name === name) ?? { name, type: 'text' });
 }
 
-/** `row_to_json(NEW)` for every column, or an object of the chosen ones (numerics as text when asked). */
+/**
+ * `row_to_json(NEW)` for every column, or an object of the chosen ones (numerics as text when
+ * asked; geometry and geography as GeoJSON, as the reference's trigger writes them).
+ */
 function rowJson(record: 'OLD' | 'NEW', list: ColumnList, spec: CaptureSpec): string {
-  const typed = spec.stringifyNumeric && columnsOf(list, spec).some((c) => isBigNumberType(c.type));
+  const typed = columnsOf(list, spec).some((c) => (spec.stringifyNumeric && isBigNumberType(c.type)) || isGeoType(c.type));
   if (list === '*' && !typed) return `row_to_json(${record})`;
   const pairs = columnsOf(list, spec).map((c) => {
     const value = `${record}.${quoteIdent(c.name)}`;
+    if (isGeoType(c.type)) return `${quoteLiteral(c.name)}, ${geoJsonSql(value)}`;
     return `${quoteLiteral(c.name)}, ${spec.stringifyNumeric && isBigNumberType(c.type) ? `(${value})::text` : value}`;
   });
   return `json_build_object(${pairs.join(', ')})`;
@@ -94,8 +99,15 @@ export function captureComment(spec: CaptureSpec, op: TriggerOperation): string 
   const def = spec.operations[op]!;
   const listed = (l: ColumnList) => (l === '*' ? '*' : l.join(','));
   const typed = spec.stringifyNumeric ? spec.tableColumns.map((c) => `${c.name}:${c.type}`).join(',') : '';
+  // Only tables with geometry columns hash differently: other captures stay as they are.
+  const geo = spec.tableColumns.filter((c) => isGeoType(c.type)).map((c) => c.name);
   const h = createHash('sha256')
-    .update(JSON.stringify([GENERATOR_VERSION, spec.table, op, listed(def.columns), listed(def.payload), spec.triggerOnReplication, spec.stringifyNumeric, typed]))
+    .update(
+      JSON.stringify([
+        GENERATOR_VERSION, spec.table, op, listed(def.columns), listed(def.payload), spec.triggerOnReplication, spec.stringifyNumeric, typed,
+        ...(geo.length > 0 ? [geo] : []),
+      ]),
+    )
     .digest('hex')
     .slice(0, 32);
   return `svc-capture:${h}`;

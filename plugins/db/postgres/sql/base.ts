@@ -15,6 +15,7 @@ import type { CompileContext, SqlParam } from './context.js';
 import { directionSql, orderExprSql } from './order-by.js';
 import { quoteIdent, quoteTable } from './quote.js';
 import { valueSql } from './values.js';
+import { visibleWhenSql } from './bool-exp.js';
 import { callSql, ROW_KEY } from './function-call.js';
 
 /** How a level hangs off its parent: parent alias and (parent column, this column) pairs. */
@@ -72,7 +73,15 @@ export function baseSelect(
   const paged = limit !== null || offset !== null || sel.distinctOn.length > 0;
   // Built only when used: a key sub-select may hold placeholders, and an unreferenced
   // placeholder has no type the server could infer.
-  const sorts = paged || options.exposeOrder ? sortItems(ctx, sel, alias) : [];
+  // Inherited roles' hidden cells: one SQL text per DISTINCT ON column, shared with its sort key.
+  const distinct = new Map(
+    sel.distinctOn.map((c) => {
+      const col = alias + '.' + quoteIdent(c);
+      const cond = sel.distinctVisibleWhen?.[c];
+      return [c, cond ? visibleWhenSql(ctx, cond, alias, col) : col] as const;
+    }),
+  );
+  const sorts = paged || options.exposeOrder ? sortItems(ctx, sel, alias, distinct) : [];
   const sortHere = paged && sorts.length > 0;
 
   // Sort keys that are not plain columns get projected names that no real column can shadow.
@@ -101,7 +110,7 @@ export function baseSelect(
   // `SELECT DISTINCT ON (..) FROM` is a syntax error; a count(*)-only level still needs a column.
   if (list.length === 0) list.push('1');
   let sql = 'SELECT ';
-  if (sel.distinctOn.length > 0) sql += `DISTINCT ON (${sel.distinctOn.map((c) => alias + '.' + quoteIdent(c)).join(', ')}) `;
+  if (sel.distinctOn.length > 0) sql += `DISTINCT ON (${[...distinct.values()].join(', ')}) `;
   sql += list.join(', ') + ' FROM ' + fromItem(ctx, sel, join, options) + ' AS ' + alias;
   if (where !== 'true') sql += ' WHERE ' + where;
   if (sortHere) sql += ' ORDER BY ' + inner.join(', ');
@@ -121,18 +130,20 @@ function fromItem(ctx: CompileContext, sel: SelectFromIR, join: JoinSpec | null,
 }
 
 /** DISTINCT ON columns lead, in the user's direction when the user ordered by them too. */
-function sortItems(ctx: CompileContext, sel: SelectFromIR, alias: string): SortItem[] {
+function sortItems(ctx: CompileContext, sel: SelectFromIR, alias: string, distinct: ReadonlyMap<string, string>): SortItem[] {
   const items: SortItem[] = [];
   const used = new Set<number>();
   for (const d of sel.distinctOn) {
     const i = sel.orderBy.findIndex((o) => o.expr.kind === 'column' && o.expr.name === d);
     if (i >= 0) used.add(i);
     const o = i >= 0 ? sel.orderBy[i]! : { direction: 'asc' as const, nulls: 'last' as const };
-    items.push({ expr: alias + '.' + quoteIdent(d), column: d, dir: directionSql(o) });
+    const hidden = sel.distinctVisibleWhen?.[d] !== undefined;
+    items.push({ expr: distinct.get(d)!, column: hidden ? null : d, dir: directionSql(o) });
   }
   sel.orderBy.forEach((o, i) => {
     if (used.has(i)) return;
-    const column = o.expr.kind === 'column' ? o.expr.name : null;
+    // A hidden cell's key is an expression over several columns: projected like any other key.
+    const column = o.expr.kind === 'column' && !o.expr.visibleWhen ? o.expr.name : null;
     items.push({ expr: orderExprSql(ctx, o.expr, alias), column, dir: directionSql(o) });
   });
   return items;
