@@ -133,7 +133,7 @@ export type FieldIR =
   | { kind: 'arrayRelationship'; alias: string; mapping: Array<[string, string]>; select: SelectIR }
   | { kind: 'arrayAggregate'; alias: string; mapping: Array<[string, string]>; aggregate: AggregateSelectIR }
   /** A scalar computed field: its function called with the row (and the field's arguments). */
-  | { kind: 'computedScalar'; alias: string; call: FunctionCallIR; type: string }
+  | { kind: 'computedScalar'; alias: string; call: FunctionCallIR; type: string; visibleWhen?: BoolExpIR }
   /** A computed field returning rows of a table: `select.function` is called with the row. */
   | { kind: 'computedTable'; alias: string; select: SelectIR }
   /**

@@ -128,6 +128,7 @@ class Walker {
           break;
         case 'computedScalar':
           this.call(f.call);
+          if (f.visibleWhen) this.boolExp(f.visibleWhen);
           break;
         case 'column':
           if (f.visibleWhen) this.boolExp(f.visibleWhen);

@@ -29,7 +29,10 @@ export function computedFieldIR(cfv: ComputedFieldView, f: CollectedField, ctx: 
   const input = argumentsOf(f).get(ARGS_FIELD);
   const call = callOf(cfv, input, ctx, `${path}.args.${ARGS_FIELD}`);
   const returns = cfv.cf.returns;
-  if (returns.kind === 'scalar') return { kind: 'computedScalar', alias: f.key, call, type: returns.type };
+  if (returns.kind === 'scalar') {
+    const field: FieldIR = { kind: 'computedScalar', alias: f.key, call, type: returns.type };
+    return cfv.visibleWhen ? { ...field, visibleWhen: cfv.visibleWhen() } : field;
+  }
   if (!cfv.target) throw new EngineError('unexpected', `computed field "${cfv.field}" has no visible table`, { path });
   return { kind: 'computedTable', alias: f.key, select: { ...buildSelect(cfv.target, f, ctx, path), function: call } };
 }

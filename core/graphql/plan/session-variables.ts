@@ -68,7 +68,7 @@ function fromSelectFrom(s: SelectFromIR, out: Found): void {
 
 function fromFields(fields: readonly FieldIR[], out: Found): void {
   for (const f of fields) {
-    if (f.kind === 'column' && f.visibleWhen) fromBoolExp(f.visibleWhen, out);
+    if ((f.kind === 'column' || f.kind === 'computedScalar') && f.visibleWhen) fromBoolExp(f.visibleWhen, out);
     if (f.kind === 'objectRelationship' || f.kind === 'arrayRelationship' || f.kind === 'computedTable') {
       fromSelectFrom(f.select, out);
       fromFields(f.select.fields, out);

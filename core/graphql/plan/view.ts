@@ -67,6 +67,8 @@ export interface ComputedFieldView {
   args: FunctionArgView[];
   scalar: { info: ScalarInfo; graphqlType: string } | null;
   target: TableView | null;
+  /** Inherited roles: as for columns, the rows on which the role sees a scalar field's value. */
+  visibleWhen?: () => BoolExpIR;
 }
 
 /** A tracked function as one role sees it: visible, over the role's view of its table. */

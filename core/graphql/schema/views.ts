@@ -116,7 +116,11 @@ export function buildTableViews(source: ResolvedSource, role: string, naming: Na
   const views = new Map<string, TableView>();
   for (const [key, c] of candidates) views.set(key, makeView(source, c, naming));
   for (const [key, c] of candidates) linkRelationships(views.get(key)!, c.table, views, naming);
-  for (const [key, c] of candidates) linkComputedFields(views.get(key)!, c.table, role, views);
+  for (const [key, c] of candidates) {
+    linkComputedFields(views.get(key)!, c.table, role, views);
+    const cells = c.table.permissions.cellFilters?.get(role);
+    if (cells) hideComputedCells(views.get(key)!, c.table, cells, source.tables);
+  }
   return views;
 }
 
@@ -169,6 +173,23 @@ function linkRelationships(view: TableView, table: ResolvedTable, views: Map<str
     v.relationshipsByField.set(rv.field, rv);
     if (aggregateField) v.aggregatesByField.set(aggregateField, rv);
   }
+}
+
+/** Inherited roles: a scalar computed field some parent hides reads null where the column would. */
+function hideComputedCells(
+  view: TableView,
+  table: ResolvedTable,
+  filters: ReadonlyMap<string, BoolExpJson>,
+  tables: ReadonlyMap<string, ResolvedTable>,
+): void {
+  const v = view as MutableView;
+  v.computedFields = v.computedFields.map((c) => {
+    const json = c.scalar ? filters.get(c.cf.name) : undefined;
+    if (json === undefined) return c;
+    let built: BoolExpIR | undefined;
+    return { ...c, visibleWhen: () => (built ??= buildPermissionFilter(table, json, tables)) };
+  });
+  v.computedFieldsByField = new Map(v.computedFields.map((c) => [c.field, c] as const));
 }
 
 function linkComputedFields(view: TableView, table: ResolvedTable, role: string, views: Map<string, TableView>): void {

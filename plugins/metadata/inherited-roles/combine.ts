@@ -82,6 +82,18 @@ export function combineSelect(parents: readonly ParentSelect[], table: ResolvedT
     if (canonical(f) !== rowKey) cellFilters.set(c.name, f);
   }
 
+  // Scalar computed fields, like columns: visible on the rows of the parents listing them.
+  const perComputed = new Map<string, BoolExpJson[]>();
+  for (const p of parents) {
+    for (const name of p.permission.computed_fields ?? []) {
+      perComputed.set(name, [...(perComputed.get(name) ?? []), p.cellFilters?.get(name) ?? p.permission.filter]);
+    }
+  }
+  for (const [name, filters] of perComputed) {
+    const f = orOf(filters);
+    if (canonical(f) !== rowKey) cellFilters.set(name, f);
+  }
+
   const limits = parents.map((p) => p.permission.limit).filter((l): l is number => typeof l === 'number');
   const permission: SelectPermission = {
     columns,

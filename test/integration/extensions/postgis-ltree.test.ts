@@ -26,6 +26,7 @@ INSERT INTO place VALUES
   (4, 'line', ST_SetSRID(ST_MakeLine(ST_MakePoint(-1, 0), ST_MakePoint(1, 0)), 4326), NULL, 2),
   (5, 'area', ST_SetSRID(ST_MakeEnvelope(-2, -2, 2, 2), 4326), NULL, 3),
   (6, 'nothing', NULL, NULL, 3);
+CREATE FUNCTION place_center(p place) RETURNS geometry LANGUAGE sql STABLE AS $$ SELECT ST_Centroid(p.geom) $$;
 CREATE TABLE tree (id int PRIMARY KEY, path ltree NOT NULL);
 INSERT INTO tree VALUES (1, 'Top'), (2, 'Top.Science'), (3, 'Top.Science.Astronomy'),
   (4, 'Top.Hobbies'), (5, 'Top.Hobbies.Amateurs_Astronomy'), (6, 'Other');
@@ -238,6 +239,17 @@ describe('PostgreSQL extension types: PostGIS and ltree (integration)', function
     expect(res.body[0].geom).to.deep.equal(point(0, 0));
     const tree = await call(engine, '/v1/query', { type: 'select', args: { table: 'tree', columns: ['id'], where: { path: { $matches: '*.Astronomy' } }, order_by: ['id'] } });
     expect(tree.body).to.deep.equal([{ id: 3 }]);
+  });
+
+  it('outputs a computed field returning geometry as GeoJSON', async () => {
+    const added = await metadata(engine, {
+      type: 'pg_add_computed_field',
+      args: { table: 'place', name: 'center', definition: { function: 'place_center' } },
+    });
+    expect(added.status, JSON.stringify(added.body)).to.equal(200);
+    const res = await graphql(engine, '{ place(where: {id: {_eq: 5}}) { id center } }');
+    expect(res.body.errors, JSON.stringify(res.body.errors)).to.equal(undefined);
+    expect(res.body.data.place).to.deep.equal([{ id: 5, center: point(0, 0) }]);
   });
 
   it('writes geometry columns into event payloads as GeoJSON', async () => {

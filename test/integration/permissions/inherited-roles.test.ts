@@ -256,7 +256,7 @@ describe('inherited roles (integration)', function () {
     expect(denied.body.errors[0].extensions.code).to.equal('validation-failed');
   });
 
-  it('nulls hidden cells in aggregates, order_by and by-primary-key lookups too', async () => {
+  it('nulls hidden cells in aggregates, order_by, distinct_on and by-primary-key lookups too', async () => {
     const agg = await graphql(
       engine,
       '{ employee_aggregate { aggregate { count(columns: [salary]) sum { salary } max { salary } } } }',
@@ -267,6 +267,24 @@ describe('inherited roles (integration)', function () {
     expect(agg.body.data.employee_aggregate.aggregate).to.deep.equal({ count: 1, sum: { salary: 80 }, max: { salary: 80 } });
     const ordered = await graphql(engine, '{ employee(order_by: [{dept: asc_nulls_first}, {id: desc}]) { id } }', undefined, as('staff', 3));
     expect(ordered.body.data.employee).to.deep.equal([{ id: 3 }, { id: 2 }, { id: 1 }]);
+    const distinct = await graphql(
+      engine,
+      '{ employee(distinct_on: salary, order_by: [{salary: asc}, {id: asc}]) { id salary } }',
+      undefined,
+      as('staff', 3),
+    );
+    expect(distinct.body.errors, JSON.stringify(distinct.body.errors)).to.equal(undefined);
+    expect(distinct.body.data.employee).to.deep.equal([{ id: 3, salary: 80 }, { id: 1, salary: null }]);
+    const nested = await graphql(
+      engine,
+      '{ employee_aggregate(order_by: {salary: desc}, limit: 3) { nodes { id } } }',
+      undefined,
+      as('staff', 3),
+    );
+    // Descending puts nulls first: the two hidden salaries, then Grace's own.
+    const ids = nested.body.data.employee_aggregate.nodes.map((n: { id: number }) => n.id);
+    expect(ids[2]).to.equal(3);
+    expect([...ids.slice(0, 2)].sort()).to.deep.equal([1, 2]);
   });
 
   it('keeps subscribers apart when only a hidden cell reads their session', async () => {

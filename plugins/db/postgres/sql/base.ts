@@ -10,12 +10,11 @@
  * unpaged level costs nothing extra; the order of the JSON array is set by the aggregate.
  */
 import { errors, type SelectFromIR, type TypedValueIR } from '../../../../core/sdk/index.js';
-import { andSql, boolExpSql, joinSql } from './bool-exp.js';
+import { andSql, boolExpSql, joinSql, visibleWhenSql } from './bool-exp.js';
 import type { CompileContext, SqlParam } from './context.js';
 import { directionSql, orderExprSql } from './order-by.js';
 import { quoteIdent, quoteTable } from './quote.js';
 import { valueSql } from './values.js';
-import { visibleWhenSql } from './bool-exp.js';
 import { callSql, ROW_KEY } from './function-call.js';
 
 /** How a level hangs off its parent: parent alias and (parent column, this column) pairs. */

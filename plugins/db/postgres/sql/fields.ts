@@ -72,7 +72,9 @@ export function fieldsRow(ctx: CompileContext, fields: FieldIR[], table: string,
       case 'computedScalar': {
         wholeRow = true;
         const call = callSql(ctx, f.call, `${table}.${ROW_KEY}`);
-        pairs.push({ key: f.alias, expr: ctx.options.stringifyNumericTypes && isBigNumberType(f.type) ? `(${call})::text` : call });
+        const value = isGeoType(f.type) ? geoJsonSql(call) : ctx.options.stringifyNumericTypes && isBigNumberType(f.type) ? `(${call})::text` : call;
+        if (f.visibleWhen && columnsRead(f.visibleWhen, needed)) wholeRow = true;
+        pairs.push({ key: f.alias, expr: f.visibleWhen ? visibleWhenSql(ctx, f.visibleWhen, table, value) : value });
         break;
       }
       case 'computedTable':
