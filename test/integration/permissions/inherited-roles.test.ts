@@ -25,6 +25,8 @@ INSERT INTO employee VALUES
   (2, 'Alan', 'eng', 90, ST_SetSRID(ST_MakePoint(5, 5), 4326)),
   (3, 'Grace', 'sales', 80, ST_SetSRID(ST_MakePoint(0.5, 0.5), 4326)),
   (4, 'Edsger', 'ops', 70, NULL);
+CREATE FUNCTION salary_band(e employee) RETURNS text LANGUAGE sql STABLE AS
+  $$ SELECT CASE WHEN e.salary >= 90 THEN 'high' ELSE 'normal' END $$;
 CREATE FUNCTION georoles_touch(who int) RETURNS SETOF employee LANGUAGE sql VOLATILE AS
   $$ UPDATE employee SET name = name WHERE id = who RETURNING * $$;
 `;
@@ -285,6 +287,25 @@ describe('inherited roles (integration)', function () {
     const ids = nested.body.data.employee_aggregate.nodes.map((n: { id: number }) => n.id);
     expect(ids[2]).to.equal(3);
     expect([...ids.slice(0, 2)].sort()).to.deep.equal([1, 2]);
+  });
+
+  it('nulls a scalar computed field on rows only a parent hiding it let through', async () => {
+    const setup = await metadata(engine, {
+      type: 'bulk',
+      args: [
+        { type: 'pg_add_computed_field', args: { table: 'employee', name: 'band', definition: { function: 'salary_band' } } },
+        { type: 'pg_drop_select_permission', args: { table: 'employee', role: 'self' } },
+        { type: 'pg_create_select_permission', args: { table: 'employee', role: 'self', permission: { ...SELF, computed_fields: ['band'] } } },
+      ],
+    });
+    expect(setup.status, JSON.stringify(setup.body)).to.equal(200);
+    const res = await graphql(engine, '{ employee(order_by: {id: asc}) { id band } }', undefined, as('staff', 3));
+    expect(res.body.errors, JSON.stringify(res.body.errors)).to.equal(undefined);
+    expect(res.body.data.employee).to.deep.equal([
+      { id: 1, band: null },
+      { id: 2, band: null },
+      { id: 3, band: 'normal' },
+    ]);
   });
 
   it('keeps subscribers apart when only a hidden cell reads their session', async () => {
