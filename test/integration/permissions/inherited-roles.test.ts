@@ -214,34 +214,6 @@ describe('inherited roles (integration)', function () {
     expect(cycle.body.error).to.match(/^found cycle\(s\) in roles: \[/);
   });
 
-  it('exports inherited roles with PostGIS permission filters, and replace_metadata serves the same answers', async () => {
-    const exported = await metadata(engine, { type: 'export_metadata', args: {} });
-    expect(exported.body.inherited_roles).to.deep.equal([
-      { role_name: 'staff', role_set: ['self', 'directory'] },
-      { role_name: 'everyone', role_set: ['staff', 'nearby'] },
-    ]);
-    const query = '{ employee(order_by: {id: asc}) { id name dept salary office } }';
-    const before = await graphql(engine, query, undefined, as('everyone', 3));
-
-    const other = await createTestDatabase('georoles_replace', SCHEMA);
-    const fresh = await startTestEngine({ databaseUrl: other.url, experimentalFeatures: ['inherited_roles'] });
-    try {
-      const doc = exported.body;
-      // The default source is the engine's own database, referenced by environment variable.
-      const replaced = await metadata(fresh, { type: 'replace_metadata', args: doc });
-      expect(replaced.status, JSON.stringify(replaced.body)).to.equal(200);
-      const after = await graphql(fresh, query, undefined, as('everyone', 3));
-      expect(after.body).to.deep.equal(before.body);
-      const again = await metadata(fresh, { type: 'export_metadata', args: {} });
-      expect(again.body.inherited_roles).to.deep.equal(doc.inherited_roles);
-      const nearby = await graphql(fresh, '{ employee { id } }', undefined, as('nearby'));
-      expect(nearby.body.data.employee).to.deep.equal([{ id: 1 }, { id: 3 }]);
-    } finally {
-      await fresh.close();
-      await other.drop();
-    }
-  });
-
   it('lets an inherited role call a function any parent may call', async () => {
     const setup = await metadata(engine, {
       type: 'bulk',
@@ -328,6 +300,38 @@ describe('inherited roles (integration)', function () {
       expect(got[1]!.values[0]!.data.employee).to.deep.equal([{ id: 1, salary: null }, { id: 2, salary: 90 }]);
     } finally {
       await Promise.all(clients.map((c) => c.dispose()));
+    }
+  });
+
+  it('exports inherited roles with PostGIS filters and computed-field permissions; replace_metadata serves the same answers', async () => {
+    const exported = await metadata(engine, { type: 'export_metadata', args: {} });
+    expect(exported.body.inherited_roles).to.deep.equal([
+      { role_name: 'staff', role_set: ['self', 'directory'] },
+      { role_name: 'everyone', role_set: ['staff', 'nearby'] },
+      { role_name: 'member', role_set: ['roster', 'payslip'] },
+    ]);
+    // A computed field in a parent's permission, a PostGIS filter in another's, through two levels.
+    const query = '{ employee(order_by: {id: asc}) { id name dept salary office band } }';
+    const before = await graphql(engine, query, undefined, as('everyone', 3));
+
+    const other = await createTestDatabase('georoles_replace', SCHEMA);
+    const fresh = await startTestEngine({ databaseUrl: other.url, experimentalFeatures: ['inherited_roles'] });
+    try {
+      const doc = exported.body;
+      // The default source is the engine's own database, referenced by environment variable.
+      const replaced = await metadata(fresh, { type: 'replace_metadata', args: doc });
+      expect(replaced.status, JSON.stringify(replaced.body)).to.equal(200);
+      const after = await graphql(fresh, query, undefined, as('everyone', 3));
+      expect(before.body.errors, JSON.stringify(before.body.errors)).to.equal(undefined);
+      expect(before.body.data.employee.find((e: { id: number }) => e.id === 3)).to.deep.include({ band: 'normal', salary: 80 });
+      expect(after.body).to.deep.equal(before.body);
+      const again = await metadata(fresh, { type: 'export_metadata', args: {} });
+      expect(again.body.inherited_roles).to.deep.equal(doc.inherited_roles);
+      const nearby = await graphql(fresh, '{ employee { id } }', undefined, as('nearby'));
+      expect(nearby.body.data.employee).to.deep.equal([{ id: 1 }, { id: 3 }]);
+    } finally {
+      await fresh.close();
+      await other.drop();
     }
   });
 
