@@ -230,6 +230,27 @@ describe('inherited roles (integration)', function () {
     expect(denied.body.errors[0].extensions.code).to.equal('validation-failed');
   });
 
+  it('lets an inherited role run an action any parent may run', async () => {
+    const setup = await metadata(engine, {
+      type: 'bulk',
+      args: [
+        { type: 'set_custom_types', args: { objects: [{ name: 'Pong', fields: [{ name: 'ok', type: 'Boolean!' }] }] } },
+        {
+          type: 'create_action',
+          args: { name: 'georoles_ping', definition: { kind: 'synchronous', type: 'query', handler: 'http://127.0.0.1:9/h', output_type: 'Pong', arguments: [] } },
+        },
+        { type: 'create_action_permission', args: { action: 'georoles_ping', role: 'directory' } },
+      ],
+    });
+    expect(setup.status, JSON.stringify(setup.body)).to.equal(200);
+    const fields = async (role: string): Promise<string[]> => {
+      const res = await graphql(engine, '{ __schema { queryType { fields { name } } } }', undefined, as(role, 3));
+      return res.body.data.__schema.queryType.fields.map((f: { name: string }) => f.name);
+    };
+    expect(await fields('staff')).to.include('georoles_ping');
+    expect(await fields('self')).to.not.include('georoles_ping');
+  });
+
   it('nulls hidden cells in aggregates, order_by, distinct_on and by-primary-key lookups too', async () => {
     const agg = await graphql(
       engine,
