@@ -54,7 +54,7 @@ export type ScalarExprIR =
   /** `visibleWhen`: the cell is null unless the row passes it (inherited roles' hidden cells). */
   | { kind: 'column'; name: string; type: string; visibleWhen?: BoolExpIR }
   | { kind: 'cast'; expr: ScalarExprIR; toType: string }
-  | { kind: 'computed'; call: FunctionCallIR; type: string };
+  | { kind: 'computed'; call: FunctionCallIR; type: string; visibleWhen?: BoolExpIR };
 
 export type ComparisonOp =
   | '_eq' | '_neq' | '_gt' | '_lt' | '_gte' | '_lte'
@@ -100,8 +100,8 @@ export type BoolExpIR =
 export type OrderExprIR =
   /** `visibleWhen`: as for ScalarExprIR, the key is null on rows where the role sees no value. */
   | { kind: 'column'; name: string; type: string; visibleWhen?: BoolExpIR }
-  /** Order by a scalar computed field of the row. */
-  | { kind: 'computed'; call: FunctionCallIR; type: string }
+  /** Order by a scalar computed field of the row (`visibleWhen` as for columns). */
+  | { kind: 'computed'; call: FunctionCallIR; type: string; visibleWhen?: BoolExpIR }
   /** Order by a column of an object relationship's target (one row at most). */
   | { kind: 'objectRelationship'; target: TableRef; mapping: Array<[string, string]>; filter: BoolExpIR | null; expr: OrderExprIR }
   /** Order by an aggregate over an array relationship (`count`, or `max.column`, ...). */

@@ -48,10 +48,10 @@ class Walker {
   }
 
   scalar(e: ScalarExprIR): void {
-    if (e.kind === 'cast') this.scalar(e.expr);
-    else if (e.kind === 'computed') this.call(e.call);
+    if (e.kind === 'cast') return this.scalar(e.expr);
+    if (e.kind === 'computed') this.call(e.call);
     // An inherited role's hidden cell: its condition reads tables and session variables too.
-    else if (e.visibleWhen) this.boolExp(e.visibleWhen);
+    if (e.visibleWhen) this.boolExp(e.visibleWhen);
   }
 
   boolExp(e: BoolExpIR | null): void {
@@ -89,7 +89,9 @@ class Walker {
   order(e: OrderExprIR): void {
     switch (e.kind) {
       case 'computed':
-        return this.call(e.call);
+        this.call(e.call);
+        if (e.visibleWhen) this.boolExp(e.visibleWhen);
+        return;
       case 'objectRelationship':
         this.table(e.target);
         this.boolExp(e.filter);

@@ -69,7 +69,7 @@ function fromBoolExp(e: BoolExpIR | null, out: Set<string>): void {
     case 'compare':
     case 'kindOperator':
       // An inherited role's hidden cell compared in `where` reads its condition's variables.
-      if (e.lhs.kind === 'column' && e.lhs.visibleWhen) fromBoolExp(e.lhs.visibleWhen, out);
+      if (e.lhs.kind !== 'cast' && e.lhs.visibleWhen) fromBoolExp(e.lhs.visibleWhen, out);
       if (e.kind === 'compare') fromValue(e.rhs, out);
       else for (const v of Object.values(e.args)) fromValue(v, out);
       return;

@@ -79,7 +79,12 @@ export function buildWhere(view: TableView, input: Input, ctx: PlanContext, path
     const computed = filterableComputedField(view, key);
     if (computed?.scalar && computed.cf.returns.kind === 'scalar') {
       const compared: ComparedColumn = {
-        expr: { kind: 'computed', call: implicitCall(computed, ctx, at), type: computed.cf.returns.type },
+        expr: {
+          kind: 'computed',
+          call: implicitCall(computed, ctx, at),
+          type: computed.cf.returns.type,
+          ...(computed.visibleWhen ? { visibleWhen: computed.visibleWhen() } : {}),
+        },
         type: computed.cf.returns.type,
         info: computed.scalar.info,
         graphqlType: computed.scalar.graphqlType,

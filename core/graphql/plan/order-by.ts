@@ -99,7 +99,10 @@ function orderByObject(view: TableView, input: Input, ctx: PlanContext, path: st
     const computed = filterableComputedField(view, key);
     if (computed && computed.cf.returns.kind === 'scalar') {
       const d = direction(view, value, ctx, at);
-      if (d) out.push({ expr: { kind: 'computed', call: implicitCall(computed, ctx, at), type: computed.cf.returns.type }, ...d });
+      if (d) {
+        const expr: OrderExprIR = { kind: 'computed', call: implicitCall(computed, ctx, at), type: computed.cf.returns.type };
+        out.push({ expr: computed.visibleWhen ? { ...expr, visibleWhen: computed.visibleWhen() } : expr, ...d });
+      }
       continue;
     }
     throw validationError(`field '${key}' not found in type: '${view.names.orderBy}'`, at);

@@ -43,12 +43,12 @@ function fromBoolExp(e: BoolExpIR | null, out: Found): void {
 
 /** An inherited role's hidden cell reads its condition's session variables. */
 function fromScalar(e: ScalarExprIR, out: Found): void {
-  if (e.kind === 'column' && e.visibleWhen) fromBoolExp(e.visibleWhen, out);
-  else if (e.kind === 'cast') fromScalar(e.expr, out);
+  if (e.kind === 'cast') fromScalar(e.expr, out);
+  else if (e.visibleWhen) fromBoolExp(e.visibleWhen, out);
 }
 
 function fromOrder(e: OrderExprIR, out: Found): void {
-  if (e.kind === 'column' && e.visibleWhen) fromBoolExp(e.visibleWhen, out);
+  if ((e.kind === 'column' || e.kind === 'computed') && e.visibleWhen) fromBoolExp(e.visibleWhen, out);
   if (e.kind === 'objectRelationship') {
     fromBoolExp(e.filter, out);
     fromOrder(e.expr, out);

@@ -299,6 +299,12 @@ describe('inherited roles (integration)', function () {
       { id: 2, band: null },
       { id: 3, band: 'normal' },
     ]);
+    // In where and order_by it reads as the same null: Ada's band is 'high', but not for this role.
+    const high = await graphql(engine, '{ employee(where: {band: {_eq: "high"}}) { id } }', undefined, as('staff', 3));
+    expect(high.body.errors, JSON.stringify(high.body.errors)).to.equal(undefined);
+    expect(high.body.data.employee).to.deep.equal([]);
+    const ordered = await graphql(engine, '{ employee(order_by: [{band: asc}, {id: asc}]) { id } }', undefined, as('staff', 3));
+    expect(ordered.body.data.employee).to.deep.equal([{ id: 3 }, { id: 1 }, { id: 2 }]);
   });
 
   it('keeps subscribers apart when only a hidden cell reads their session', async () => {

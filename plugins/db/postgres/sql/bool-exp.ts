@@ -40,7 +40,10 @@ export function scalarSql(ctx: CompileContext, e: ScalarExprIR, table: string): 
     const col = table + '.' + quoteIdent(e.name);
     return e.visibleWhen ? visibleWhenSql(ctx, e.visibleWhen, table, col) : col;
   }
-  if (e.kind === 'computed') return callSql(ctx, e.call, table);
+  if (e.kind === 'computed') {
+    const call = callSql(ctx, e.call, table);
+    return e.visibleWhen ? visibleWhenSql(ctx, e.visibleWhen, table, call) : call;
+  }
   return `(${scalarSql(ctx, e.expr, table)})::${sqlType(e.toType)}`;
 }
 

@@ -21,8 +21,10 @@ export function orderExprSql(ctx: CompileContext, e: OrderExprIR, table: string)
       const col = table + '.' + quoteIdent(e.name);
       return e.visibleWhen ? visibleWhenSql(ctx, e.visibleWhen, table, col) : col;
     }
-    case 'computed':
-      return callSql(ctx, e.call, table);
+    case 'computed': {
+      const call = callSql(ctx, e.call, table);
+      return e.visibleWhen ? visibleWhenSql(ctx, e.visibleWhen, table, call) : call;
+    }
     case 'objectRelationship': {
       const a = ctx.alias();
       const inner = orderExprSql(ctx, e.expr, a);
