@@ -4,11 +4,12 @@
  */
 import type { FieldNode } from 'graphql';
 import { EngineError } from '../../errors.js';
-import type { StreamIR, TypedValueIR } from '../ir.js';
+import type { BoolExpIR, SelectIR, StreamIR, TypedValueIR } from '../ir.js';
 import type { PlanContext } from '../schema-draft.js';
 import { leafValue, listItems, objectEntries, present, toJson, validationError, type Input } from './input.js';
 import { argumentsOf } from './selection.js';
 import { buildSelect } from './select.js';
+import { andMaybe } from './bool.js';
 import type { TableView } from './view.js';
 
 export function planStream(view: TableView, field: FieldNode, ctx: PlanContext): StreamIR {
@@ -51,10 +52,21 @@ export function planStream(view: TableView, field: FieldNode, ctx: PlanContext):
   return {
     kind: 'stream',
     source: view.source,
-    select: buildSelect(view, field, ctx, path),
+    select: visibleCursorRows(buildSelect(view, field, ctx, path), col.visibleWhen),
     cursor: { column: col.column.name, type: col.column.type, direction: c.ordering, initial },
     batchSize,
   };
+}
+
+/**
+ * Inherited roles: a cursor column the role sees only on some rows streams only those rows (a
+ * hidden cell reads null, which no cursor is past), so the stream never orders or pages by a value
+ * the role may not see.
+ */
+function visibleCursorRows(select: SelectIR, visibleWhen: (() => BoolExpIR) | undefined): SelectIR {
+  if (!visibleWhen) return select;
+  const cond = visibleWhen();
+  return { ...select, where: andMaybe(select.where, cond) ?? cond };
 }
 
 /** `batch_size`: a literal is checked now; a variable stays a value, checked when bound. */

@@ -330,6 +330,20 @@ describe('inherited roles (integration)', function () {
     }
   });
 
+  it('streams only the rows whose cursor cell the role sees', async () => {
+    const url = engine.url.replace(/^http/, 'ws') + '/v1/graphql';
+    const client = transportClient(url, as('staff', 3));
+    try {
+      const got = new Received<{ data: { employee_stream: Array<{ id: number; salary: number | null }> } }>();
+      client.subscribe({ query: 'subscription { employee_stream(batch_size: 10, cursor: {initial_value: {salary: 0}}) { id salary } }' }, got.sink);
+      await waitFor(() => (got.values.length > 0 || got.errors.length > 0 ? true : undefined), 10000, 'first batch');
+      expect(got.errors).to.deep.equal([]);
+      expect(got.values[0]!.data.employee_stream).to.deep.equal([{ id: 3, salary: 80 }]);
+    } finally {
+      await client.dispose();
+    }
+  });
+
   it('exports inherited roles with PostGIS filters and computed-field permissions; replace_metadata serves the same answers', async () => {
     const exported = await metadata(engine, { type: 'export_metadata', args: {} });
     expect(exported.body.inherited_roles).to.deep.equal([
