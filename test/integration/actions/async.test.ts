@@ -54,10 +54,19 @@ describe('actions: asynchronous', function () {
     expect(done.data.place_order.errors).to.deep.equal({ error: 'refused', path: '$', code: 'no-way' });
   });
 
-  it('drop_action clears the stored results of an asynchronous action', async () => {
+  it('drop_action clears the stored results of an asynchronous action, only once the drop is committed', async () => {
     await f.as('user', '5', `mutation { place_order(name: "x") }`);
     const count = async () => Number((await f.db.sql(`SELECT count(*) AS n FROM svc_catalog.svc_action_log WHERE action_name = 'place_order'`)).rows[0].n);
     expect(await count()).to.be.greaterThan(0);
+    // A change refused after the operation ran (here by a plugin's apply tap) keeps the results.
+    let refuse = true;
+    f.engine.kernel.hooks.onMetadataApply.tap('test-refuse', () => {
+      if (refuse) throw new Error('refused by the test');
+    });
+    const refused = await metadata(f.engine, { type: 'drop_action', args: { name: 'place_order' } });
+    expect(refused.status).to.not.equal(200);
+    expect(await count()).to.be.greaterThan(0);
+    refuse = false;
     expect((await metadata(f.engine, { type: 'drop_action', args: { name: 'place_order' } })).status).to.equal(200);
     expect(await count()).to.equal(0);
   });
