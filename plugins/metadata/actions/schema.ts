@@ -17,7 +17,9 @@ import {
 } from 'graphql';
 import {
   ADMIN_ROLE,
+  EngineError,
   collectFields,
+  toEngineError,
   isAdmin,
   registryFor,
   scalarType,
@@ -59,8 +61,21 @@ interface ActionPart extends RemoteFieldPart {
  * action field is its own group, and every occurrence in an operation runs on its own.
  */
 function actionPlanner(plan: (field: FieldNode, parent: GraphQLObjectType, ctx: PlanContext) => ActionRun): RemoteRootFieldPlanner {
-  const group: RemoteFieldGroup = { run: (parts, ctx) => Promise.all(parts.map((p) => (p as ActionPart).run(ctx))) };
+  const group: RemoteFieldGroup = { run: (parts, ctx) => Promise.all(parts.map((p) => (p as ActionPart).run(ctx).catch(withNullData))) };
   return { kind: 'remote', group, plan: (field, parent, ctx): ActionPart => ({ group, run: plan(field, parent, ctx) }) };
+}
+
+/** The reference answers an action's failure as `{"errors":[...],"data":null}`. */
+function withNullData(e: unknown): never {
+  const err = toEngineError(e);
+  throw new EngineError(err.code, err.message, {
+    status: err.status,
+    path: err.path,
+    internal: err.internal,
+    cause: err.cause,
+    ...(err.extensions ? { extensions: err.extensions } : {}),
+    nullData: true,
+  });
 }
 
 const sessionOf = (req: ActionRequest): Session => req.session as Session;
