@@ -142,6 +142,11 @@ export interface ExternalContext {
   headers: Readonly<Record<string, string | string[] | undefined>>;
   /** The request's query text (actions send it to their handler as `request_query`). */
   query?: string;
+  /**
+   * The operation's time limit (API limits), for the statements run on its behalf after the
+   * external call: an action's relationships, a join to another source.
+   */
+  deadline?: number;
 }
 
 /**

@@ -86,7 +86,13 @@ export class GraphQLExecutor {
       ? await tracing.span('graphql.compile', { 'graphql.operation.type': prepared.kind }, async () => this.compiled(prepared, cache, variables))
       : this.compiled(prepared, cache, variables);
     const sessionJson = JSON.stringify(session.variables);
-    const external: ExternalContext = { session, variables, headers: meta.headers ?? NO_HEADERS, query: request.query };
+    const external: ExternalContext = {
+      session,
+      variables,
+      headers: meta.headers ?? NO_HEADERS,
+      query: request.query,
+      ...(run?.deadline !== undefined ? { deadline: run.deadline } : {}),
+    };
     // Mutations run first, in one transaction per source; the splice below just reads their results.
     const mutated =
       prepared.kind === 'mutation' ? await this.mutate(compiled.steps, variables, session, sessionJson, external, run) : NO_RESULTS;

@@ -135,7 +135,14 @@ function syncPlanner(action: ResolvedAction, ctx: SchemaBuildContext, deps: Acti
 }
 
 function runContext(ctx: SchemaBuildContext, req: ActionRequest, deps: ActionSchemaDeps) {
-  return { cache: ctx.cache, variables: req.variables, session: sessionOf(req), stringifyNumericTypes: deps.stringifyNumericTypes };
+  return {
+    cache: ctx.cache,
+    variables: req.variables,
+    session: sessionOf(req),
+    stringifyNumericTypes: deps.stringifyNumericTypes,
+    // The operation's time limit covers the relationship statements too.
+    ...(req.deadline !== undefined ? { run: { deadline: req.deadline } } : {}),
+  };
 }
 
 function asyncMutationPlanner(action: ResolvedAction, deps: ActionSchemaDeps): RemoteRootFieldPlanner {

@@ -108,7 +108,7 @@ export function sourceJoin(
       const variables: Record<string, unknown> = { ...ext.variables };
       own.forEach((_, i) => (variables[KEYS_VARIABLE(i)] = [...new Set(keys.map((k) => k[own[i]!]).filter((v) => v !== null && v !== undefined))]));
       const bound = bindParams(statement.params, variables, ext.session);
-      const rows = JSON.parse(await connection.runQuery(statement, JSON.stringify(ext.session.variables), bound)) as Array<Record<string, unknown>>;
+      const rows = JSON.parse(await connection.runQuery(statement, JSON.stringify(ext.session.variables), bound, ext.deadline !== undefined ? { deadline: ext.deadline } : undefined)) as Array<Record<string, unknown>>;
       if (nested) await fillJoins(rows, nested, ext);
       const groups = new Map<string, Array<Record<string, unknown>>>();
       for (const row of rows) {
