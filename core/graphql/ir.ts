@@ -147,6 +147,13 @@ export interface ExternalContext {
    * external call: an action's relationships, a join to another source.
    */
   deadline?: number;
+  /** The client's operation name: remote schemas get their operation under the same name. */
+  operationName?: string;
+  /**
+   * Headers to add to the client's HTTP response (a remote schema's `Set-Cookie`); absent for
+   * transports that have no response to add them to (websockets).
+   */
+  responseHeaders?: Array<[string, string]>;
 }
 
 /**

@@ -99,6 +99,8 @@ export { applySchemaChange } from '../metadata/schema-change.js';
 export type { SchemaChangeOutcome } from '../metadata/schema-change.js';
 export { exportMetadata, parseMetadataDocument } from '../metadata/document.js';
 export { dropInconsistentObjects, inconsistencyDroppers } from '../metadata/drop-inconsistent.js';
+export { rootFieldReservations } from '../metadata/root-field-reservations.js';
+export type { RootFieldReservation } from '../metadata/root-field-reservations.js';
 export type { InconsistencyDropper } from '../metadata/drop-inconsistent.js';
 export { initialMetadata, DATABASE_URL_ENV } from '../metadata/defaults.js';
 export { METADATA_STORE_KEY } from '../metadata/store.js';

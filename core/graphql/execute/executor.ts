@@ -38,6 +38,8 @@ export interface ExecutionMeta {
   queryOnly?: boolean;
   /** The client's request headers, for remote schemas that forward them; absent: none. */
   headers?: Readonly<Record<string, string | string[] | undefined>>;
+  /** Where the HTTP transport collects headers for its response (a remote's Set-Cookie). */
+  responseHeaders?: Array<[string, string]>;
 }
 
 const DEFAULT_META = (): ExecutionMeta => ({ endpoint: 'graphql', ip: '', operationCount: 1 });
@@ -92,6 +94,9 @@ export class GraphQLExecutor {
       headers: meta.headers ?? NO_HEADERS,
       query: request.query,
       ...(run?.deadline !== undefined ? { deadline: run.deadline } : {}),
+      // The name of the operation that runs (the document's, whether or not the client named it).
+      ...(prepared.operation.name ? { operationName: prepared.operation.name.value } : {}),
+      ...(meta.responseHeaders ? { responseHeaders: meta.responseHeaders } : {}),
     };
     // Mutations run first, in one transaction per source; the splice below just reads their results.
     const mutated =

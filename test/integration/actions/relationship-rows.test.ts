@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { metadata } from '../../helpers/engine.js';
 import { eventually } from '../../helpers/webhook-sink.js';
-import { CUSTOM_TYPES, json, startActionFixture, type ActionFixture } from './fixture.js';
+import { CUSTOM_TYPES, startActionFixture, type ActionFixture } from './fixture.js';
 
 /** 2^53 + 1: a double rounds it to 2^53, so a lossy parse would join it to the wrong row. */
 const BIG = '9007199254740993';
