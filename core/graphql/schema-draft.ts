@@ -78,6 +78,12 @@ export interface RemoteFieldPart {
 export interface RemoteFieldGroup {
   /** Runs the parts of one operation in one call; the answer is the JSON text of each part's value. */
   run(parts: readonly RemoteFieldPart[], ctx: ExternalContext): Promise<string[]>;
+  /**
+   * Only for fields that may be subscribed to without a database (an asynchronous action's
+   * result): one poll of the parts, and whether their answers are final (they will not change,
+   * so the subscription completes). Groups without it are refused in subscriptions.
+   */
+  poll?(parts: readonly RemoteFieldPart[], ctx: ExternalContext): Promise<{ values: string[]; final: boolean }>;
 }
 
 export type RootFieldPlanner = DbRootFieldPlanner | NamespacePlanner | RemoteRootFieldPlanner;
