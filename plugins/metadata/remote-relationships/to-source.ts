@@ -3,7 +3,9 @@
  * role may read them (its select permission applies), with the usual select arguments. A batch
  * of parent rows is ONE statement on the target source: the join columns filtered with `_in`
  * over the batch's values (bound as parameters); rows come back ordered, are grouped by join key
- * in the engine, and `limit`/`offset` and the role's row cap apply per parent row.
+ * in the engine, and `limit`/`offset`, `distinct_on` and the role's row cap apply per parent row.
+ * (No `<rel>_aggregate` field yet: a per-parent aggregate in one statement needs a grouped
+ * aggregate the SQL compilers do not offer.)
  */
 import {
   and,
@@ -65,9 +67,6 @@ export function sourceJoin(
   options: CompileOptions,
 ): RemoteJoin {
   const select = buildSelect(view, field, ctx, path);
-  if (select.distinctOn.length > 0) {
-    throw new EngineError('not-supported', 'distinct_on is not supported on relationships to another source', { path: `${path}.args` });
-  }
   const limit = select.limit;
   const offset = select.offset;
   const cap = select.permissionLimit;
@@ -89,6 +88,8 @@ export function sourceJoin(
       limit: null,
       offset: null,
       permissionLimit: null,
+      // distinct_on applies per parent row: the join columns lead it (and so the ordering).
+      distinctOn: select.distinctOn.length > 0 ? [...columns.map((c) => c.name), ...select.distinctOn] : [],
       fields: [...select.fields, ...joined],
     },
   };
