@@ -78,7 +78,7 @@ export function tableExtension(draft: SchemaDraft, ctx: SchemaBuildContext): Tab
           if (!remoteVisible(ctx, target)) continue;
           out.push({
             field: rel.name,
-            config: () => remoteFieldConfig(requireRemote(draft, target.remoteSchema), target.path)!,
+            config: () => remoteFieldConfig(requireRemote(draft, target.remoteSchema), target.path, `${view.table.table.schema}_${view.table.table.name}${rel.name}`)!,
             plan: (f, pctx) => {
               const node = mergedNode(f);
               const join = remoteJoin(requireRemote(draft, target.remoteSchema), target.path, target.lhs, node, pctx.fragments, declaredIn(node, pctx));
@@ -132,7 +132,7 @@ export function remoteTypeFields(remote: ResolvedRemote, draft: SchemaDraft, ctx
           type,
           field: rel.name,
           lhs,
-          config: () => remoteFieldConfig(requireRemote(draft, target.remoteSchema), target.path)!,
+          config: () => remoteFieldConfig(requireRemote(draft, target.remoteSchema), target.path, `${remote.meta.name}_${type}${rel.name}`)!,
           plan: (node, fragments, _ext, declared) => remoteJoin(requireRemote(draft, target.remoteSchema), target.path, target.lhs, node, fragments, declared),
         });
         continue;

@@ -98,6 +98,38 @@ describe('remote schemas: reference shapes', function () {
     await ok({ type: 'pg_track_table', args: { table: 'hello', configuration: { custom_name: 'greeting_rows' } } });
   });
 
+  it('leaves the open fields of a partly fixed argument to the client, in a <Type>_remote_rel_ input type', async () => {
+    await ok({
+      type: 'pg_create_remote_relationship',
+      args: {
+        name: 'filtered',
+        table: 'users',
+        definition: { to_remote_schema: { remote_schema: 'messages', lhs_fields: ['id'], remote_field: { messages: { arguments: { where: { authorId: '$id' } } } } } },
+      },
+    });
+    const field = await graphql(world.engine, '{ __type(name: "users") { fields { name args { name type { name } } } } }', undefined, ADMIN);
+    const filtered = field.body.data.__type.fields.find((f: { name: string }) => f.name === 'filtered');
+    expect(filtered.args).to.deep.equal([
+      { name: 'where', type: { name: 'MessageFilter_remote_rel_public_usersfiltered' } },
+      { name: 'limit', type: { name: 'Int' } },
+    ]);
+    const input = await graphql(world.engine, '{ __type(name: "MessageFilter_remote_rel_public_usersfiltered") { inputFields { name } } }', undefined, ADMIN);
+    expect(input.body.data.__type.inputFields.map((f: { name: string }) => f.name)).to.deep.equal(['priority', 'tenant']);
+    remote.requests.length = 0;
+    const r = await graphql(
+      world.engine,
+      'query($w: MessageFilter_remote_rel_public_usersfiltered) { users(where: {id: {_in: [1, 2]}}, order_by: {id: asc}) { id low: filtered(where: $w) { id } all: filtered { id } } }',
+      { w: { priority: 'LOW' } },
+      ADMIN,
+    );
+    expect(r.body).to.deep.equal({ data: { users: [{ id: 1, low: [{ id: 2 }], all: [{ id: 1 }, { id: 2 }] }, { id: 2, low: [{ id: 3 }], all: [{ id: 3 }] }] } });
+    // The client's value with the template's field laid over it; the key stays the template's.
+    expect(remote.requests.map((q) => q.body.query).join('\n')).to.contain('messages(where: {authorId: 1, priority: LOW})');
+    const forced = await graphql(world.engine, '{ users(where: {id: {_eq: 1}}) { filtered(where: {authorId: 3}) { id } } }', undefined, ADMIN);
+    expect(forced.body.errors[0].extensions.code).to.equal('validation-failed');
+    await ok({ type: 'pg_delete_remote_relationship', args: { name: 'filtered', table: 'users' } });
+  });
+
   it('joins a remote relationship on the rows a mutation returns, in one remote call', async () => {
     await ok({
       type: 'pg_create_remote_relationship',
