@@ -106,6 +106,8 @@ export interface SchemaKit {
   /** The row object type and select arguments of a view, from this schema's type registry. */
   objectType(view: TableView): GraphQLObjectType;
   selectArgs(view: TableView): GraphQLFieldConfigArgumentMap;
+  /** The view's `<t>_aggregate` type (for `<rel>_aggregate` fields of joins to other sources). */
+  aggregateType(view: TableView): GraphQLObjectType;
 }
 
 /** Adds fields to table row types; tapped into a draft by a plugin before the sources are added. */

@@ -177,7 +177,7 @@ export type { AddSourceOptions } from '../graphql/schema/index.js';
 export { emptySchemaDraft } from '../graphql/schema-draft.js';
 export { schemaKit } from '../graphql/schema/extra-fields.js';
 export { scalarType } from '../graphql/scalars.js';
-export { buildSelect } from '../graphql/plan/select.js';
+export { buildAggregateSelect, buildSelect } from '../graphql/plan/select.js';
 export type { CollectedField } from '../graphql/plan/selection.js';
 export type { TableView, ColumnView } from '../graphql/plan/view.js';
 export type {
