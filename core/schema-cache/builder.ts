@@ -6,6 +6,7 @@
 import type { AwilixContainer } from 'awilix';
 import type { DatabaseCatalog } from '../db/catalog.js';
 import { findDatabaseKind } from '../db/registry.js';
+import { scalarTypesOf } from '../db/scalar-types.js';
 import type { KernelHooks } from '../hooks.js';
 import type { ServerConfig } from '../config/types.js';
 import type { InconsistentObject, MetadataDocument, SourceMetadata } from '../metadata/types.js';
@@ -117,6 +118,7 @@ async function buildSource(deps: BuilderDeps, meta: SourceMetadata, known?: Data
     return await resolveSource(meta, catalog, connection, {
       env: deps.container.hasRegistration('env') ? deps.container.resolve<NodeJS.ProcessEnv>('env') : process.env,
       defaultTriggerOnReplication: kind.eventTriggers?.defaultTriggerOnReplication ?? false,
+      scalarTypes: scalarTypesOf(kind),
     });
   } catch (e) {
     return fail((e as Error).message);

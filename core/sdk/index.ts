@@ -128,7 +128,10 @@ export type {
   ChangeFeed,
   ChangeFeedListener,
   RunOptions,
+  EnumValueRow,
 } from '../db/contract.js';
+export { ScalarTypes, scalarTypesOf } from '../db/scalar-types.js';
+export type { ScalarTypeTable, ScalarInfo } from '../db/scalar-types.js';
 export { databaseKinds, findDatabaseKind, requireDatabaseKind } from '../db/registry.js';
 export { tableKey, indexCatalog } from '../db/catalog.js';
 export type * from '../db/catalog.js';
@@ -174,7 +177,7 @@ export { addSourceToDraft } from '../graphql/schema/index.js';
 export type { AddSourceOptions } from '../graphql/schema/index.js';
 export { emptySchemaDraft } from '../graphql/schema-draft.js';
 export { schemaKit } from '../graphql/schema/extra-fields.js';
-export { scalarType } from '../graphql/scalars.js';
+export { scalarType, IR_SCALARS } from '../graphql/scalars.js';
 export { buildSelect } from '../graphql/plan/select.js';
 export type { CollectedField } from '../graphql/plan/selection.js';
 export type { TableView, ColumnView } from '../graphql/plan/view.js';
