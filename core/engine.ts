@@ -12,7 +12,7 @@ import { createLogger, type Logger } from './logger.js';
 import { createKernel, type Kernel } from './kernel/kernel.js';
 import { DEFAULT_PLUGIN_CONFIG, loadPlugins } from './kernel/loader.js';
 import { METADATA_STORE_KEY, type MetadataStore } from './metadata/store.js';
-import { MetadataService } from './metadata/service.js';
+import { MetadataService, schemaCacheBuilderDeps } from './metadata/service.js';
 import { DATABASE_URL_ENV, defaultSourceOf, initialMetadata } from './metadata/defaults.js';
 import { databaseKinds } from './db/registry.js';
 import { BootError } from './errors.js';
@@ -94,7 +94,7 @@ export async function bootEngine(config: ServerConfig, options: EngineOptions = 
     const connections = new SourceConnections();
     cleanups.push(() => connections.closeAll());
     const stored = await store.read();
-    const cache = await buildSchemaCache({ container, hooks, config, connections }, stored.metadata, stored.resourceVersion);
+    const cache = await buildSchemaCache(schemaCacheBuilderDeps({ container, hooks, config, connections }), stored.metadata, stored.resourceVersion);
     const ref = new SchemaCacheRef(cache);
     for (const o of cache.inconsistentObjects) logger.warn('metadata', { message: 'inconsistent object', object: o });
     const service = new MetadataService({ store, ref, connections, container, hooks, config, logger });

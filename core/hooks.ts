@@ -8,12 +8,11 @@ import type Router from '@koa/router';
 import type { AuthRequest, Session } from './auth/session.js';
 import type { PlatformEvent } from './events.js';
 import type { MetadataOperation, OperationContext, OperationResult, ReloadRequest } from './metadata/operation.js';
-import type { SchemaCache } from './schema-cache/cache.js';
+import type { SchemaCache, SchemaCacheBuildContext } from './schema-cache/cache.js';
 import type { SchemaBuildContext, SchemaDraft } from './graphql/schema-draft.js';
 import type { AppRouterState } from './http/types.js';
 import type { RawRoutes } from './http/raw-routes.js';
 import type { DocumentNode, FragmentDefinitionNode, OperationDefinitionNode } from 'graphql';
-import type { InconsistentObject } from './metadata/types.js';
 import type { AwilixContainer } from 'awilix';
 import type { DatabaseKind } from './db/contract.js';
 
@@ -51,19 +50,7 @@ export interface LimitContext {
   timeLimitSeconds: number | undefined;
 }
 
-/** What `onSchemaCacheBuild` taps see: a freshly built snapshot, before it serves anything. */
-export interface SchemaCacheBuildContext {
-  readonly cache: SchemaCache;
-  /** Record an object of the metadata that cannot be served (it shows in the inconsistency list). */
-  addInconsistency(object: InconsistentObject): void;
-  /** A role that gets its own schema (one named only by a plugin's permissions, for instance). */
-  addRole(role: string): void;
-  /**
-   * What this build was asked to re-read (reload_metadata, reload_remote_schema); null for an
-   * ordinary rebuild, where what a plugin fetched for an unchanged definition may be reused.
-   */
-  readonly reload: ReloadRequest | null;
-}
+export type { SchemaCacheBuildContext } from './schema-cache/cache.js';
 
 /**
  * A metadata change about to be persisted: the snapshot it replaces, the one it builds, and what

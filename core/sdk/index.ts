@@ -104,10 +104,10 @@ export { initialMetadata, DATABASE_URL_ENV } from '../metadata/defaults.js';
 export { METADATA_STORE_KEY } from '../metadata/store.js';
 export type { MetadataStore, StoredMetadata } from '../metadata/store.js';
 export { functionsNamed } from '../metadata/catalog-diff.js';
-export { fieldKind } from '../metadata/permission-operators.js';
+export { fieldKind } from '../schema-cache/permissions/operators.js';
 export { parsePermission, parsePermissionType } from '../metadata/permission-parse.js';
-export { validateBoolExp } from '../metadata/permission-validate.js';
-export { PermissionValidationError, checkValue, comparedType, isSessionVariable } from '../metadata/permission-values.js';
+export { validateBoolExp } from '../schema-cache/permissions/validate.js';
+export { PermissionValidationError, checkValue, comparedType, isSessionVariable } from '../schema-cache/permissions/values.js';
 export { qualifiedTableName, emptyMetadata, METADATA_KEY_ORDER } from '../metadata/types.js';
 export type * from '../metadata/types.js';
 

@@ -4,10 +4,10 @@
  * allowed wherever a value is, and literal values checked against the column's type the way the
  * reference decodes them (an `integer` column takes a JSON number, a `text` column a string).
  */
-import type { ErrorCode } from '../errors.js';
-import { jsonTypeName } from './args.js';
-import type { ResolvedColumn, ResolvedTable } from '../schema-cache/model.js';
-import { qualifiedTableName } from './types.js';
+import type { ErrorCode } from '../../errors.js';
+import { jsonTypeName } from '../../metadata/args.js';
+import type { ResolvedColumn, ResolvedTable } from '../model.js';
+import { qualifiedTableName } from '../../metadata/types.js';
 
 /** A check that failed: the reference's code and message, and where in the permission. */
 export class PermissionValidationError extends Error {
