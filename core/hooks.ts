@@ -12,44 +12,13 @@ import type { SchemaCache, SchemaCacheBuildContext } from './schema-cache/cache.
 import type { SchemaBuildContext, SchemaDraft } from './graphql/schema-draft.js';
 import type { AppRouterState } from './http/types.js';
 import type { RawRoutes } from './http/raw-routes.js';
-import type { DocumentNode, FragmentDefinitionNode, OperationDefinitionNode } from 'graphql';
+import type { LimitContext } from './graphql/execute/limits.js';
 import type { AwilixContainer } from 'awilix';
 import type { DatabaseKind } from './db/contract.js';
 
 export const Stage = { FIRST: -100, EARLY: -10, DEFAULT: 0, LATE: 10, LAST: 100 } as const;
 
-/** The operation a limit check is about: parsed and validated once, shared through the plan cache. */
-export interface LimitedOperation {
-  /** The whole request document (every operation and fragment in the query text). */
-  readonly document: DocumentNode;
-  /** The operation that runs. */
-  readonly definition: OperationDefinitionNode;
-  readonly fragments: Readonly<Record<string, FragmentDefinitionNode>>;
-  readonly kind: 'query' | 'mutation' | 'subscription';
-}
-
-/**
- * What an API-limit enforcer sees: one GraphQL operation after authentication, before it runs.
- * The executor calls the hook once per operation (each operation of a batch, a REST endpoint's
- * query, a query over a websocket), so every transport passes the same checks.
- */
-export interface LimitContext {
-  readonly session: Session;
-  /** Which transport asked: `graphql` (HTTP), `rest`, `websocket`. */
-  readonly endpoint: string;
-  /** Operations in the request this one came in (a batch has several; everything else one). */
-  readonly operationCount: number;
-  readonly ip: string;
-  readonly operation: LimitedOperation;
-  /** The schema-cache snapshot the operation runs against (its metadata holds the limits). */
-  readonly cache: SchemaCache;
-  /**
-   * Seconds the operation may run; the time-limit enforcer sets it and the executor cancels the
-   * operation's statements past it. Undefined: no limit.
-   */
-  timeLimitSeconds: number | undefined;
-}
-
+export type { LimitContext, LimitedOperation } from './graphql/execute/limits.js';
 export type { SchemaCacheBuildContext } from './schema-cache/cache.js';
 
 /**

@@ -3,7 +3,7 @@
  * database's detail in `extensions.internal` only for admins (or in dev mode). A remote schema's
  * own errors pass through as it sent them, beside `"data":null`.
  */
-import { toEngineError } from '../../http/error-response.js';
+import { toEngineError } from '../../errors.js';
 
 export function graphqlErrorJson(e: unknown, showInternal: boolean): { status: number; json: string } {
   const err = toEngineError(e);
