@@ -35,6 +35,7 @@ export type ErrorCode =
   | 'parse-failed'
   | 'permission-denied'
   | 'permission-error'
+  // The reference engine's codes for database failures (the postgres kind raises them).
   | 'postgres-error'
   | 'postgres-max-connections-error'
   | 'remote-schema-conflicts'

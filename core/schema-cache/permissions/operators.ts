@@ -143,6 +143,7 @@ function checkColumnOperand(name: string, t: ComparedType, v: unknown, scope: Op
   if (!rhs) {
     const kind = fieldKind(table, rhsName);
     if (!kind) fail('not-exists', `column "${rhsName}" does not exist`, path);
+    // The reference engine's wording, whatever the source's kind.
     fail('unexpected-payload', `expecting a database column; but, "${rhsName}" is a ${kind}; column operators can only compare postgres columns`, path);
   }
   const rt = comparedType(rhs!, scope.tables);

@@ -77,6 +77,7 @@ export function resolveComputedFields(env: ComputedFieldEnv, t: ResolvedTable): 
 function nameConflict(t: ResolvedTable, name: string): string | null {
   if (t.relationships.has(name)) return `conflicting definitions for field ${quote(name)}`;
   const byGraphql = t.columnsByGraphqlName.get(name);
+  // The reference engine's wording, whatever the source's kind.
   if (byGraphql && byGraphql.name !== name) return `field definition conflicts with custom field name for postgres column ${quote(byGraphql.name)}`;
   if (t.columnsByName.has(name)) return 'field definition conflicts with postgres column';
   return null;

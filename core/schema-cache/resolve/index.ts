@@ -184,6 +184,7 @@ function resolveTableRelationships(source: string, t: ResolvedTable, tracked: Re
     }
     const column = t.columnsByGraphqlName.get(rel.name);
     if (column && column.name !== rel.name) {
+      // The reference engine's wording, whatever the source's kind.
       fail(`field definition conflicts with custom field name for postgres column ${quote(column.name)}`);
       continue;
     }
