@@ -31,6 +31,11 @@ export interface ScalarTypeTable {
   boolean?: string;
   /** The one type an enum table's key and comment columns must have (`text`). */
   enumValueType?: string;
+  /**
+   * The schema the database's own types live in (`pg_catalog`): an argument of such a type is
+   * written by its bare name; one of a type from another schema as `schema.type`.
+   */
+  builtInTypeSchema?: string;
 }
 
 /** Facts about one database type that the schema generator needs. */
@@ -65,6 +70,7 @@ export class ScalarTypes {
   private readonly jsonDocument: string | null;
   private readonly booleanType: string | null;
   readonly enumValueType: string | null;
+  readonly builtInTypeSchema: string | null;
 
   constructor(table: ScalarTypeTable = {}) {
     this.aliases = table.aliases ?? {};
@@ -78,10 +84,16 @@ export class ScalarTypes {
     this.jsonDocument = table.jsonDocument ?? null;
     this.booleanType = table.boolean ?? null;
     this.enumValueType = table.enumValueType ?? null;
+    this.builtInTypeSchema = table.builtInTypeSchema ?? null;
   }
 
   canonical(dbType: string): string {
     return this.aliases[dbType] ?? dbType;
+  }
+
+  /** Whether a type of this schema is one of the database's own (no schema, or the built-in one). */
+  isBuiltInSchema(typeSchema: string | undefined): boolean {
+    return typeSchema === undefined || typeSchema === this.builtInTypeSchema;
   }
 
   /** How messages name the type. */

@@ -20,7 +20,7 @@ export function argViews(args: readonly ResolvedFunctionArg[], scalars: ScalarTy
     if (arg.role !== 'input') continue;
     const info = scalars.info(arg.type, arg.typeKind ? { typeKind: arg.typeKind } : {});
     if (!info.name || !isGraphQLName(arg.field)) return null;
-    const builtIn = arg.typeSchema === undefined || arg.typeSchema === 'pg_catalog';
+    const builtIn = scalars.isBuiltInSchema(arg.typeSchema);
     out.push({ arg, dbType: builtIn ? arg.type : `${arg.typeSchema}.${arg.type}`, info, graphqlType: info.name });
   }
   return out;

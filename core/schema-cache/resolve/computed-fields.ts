@@ -159,7 +159,7 @@ function resolveOne(env: ComputedFieldEnv, t: ResolvedTable, cf: ComputedFieldMe
 function checkRowType(t: ResolvedTable, arg: ResolvedFunctionArg, what: string, reasons: string[]): void {
   if (arg.typeKind !== undefined && arg.typeKind !== 'composite') reasons.push(`${what} is not COMPOSITE type`);
   const sameTable = arg.type === t.table.name && (arg.typeSchema ?? t.table.schema) === t.table.schema;
-  if (!sameTable) reasons.push(`${what} of type ${quote(typeDisplayName(arg))} is not the table to which the computed field is being added`);
+  if (!sameTable) reasons.push(`${what} of type ${quote(typeDisplayName(arg, t.scalars))} is not the table to which the computed field is being added`);
 }
 
 function cannotAdd(t: ResolvedTable, name: string, reasons: readonly string[]): ResolveError {

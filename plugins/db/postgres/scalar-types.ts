@@ -58,4 +58,5 @@ export const POSTGRES_SCALAR_TYPES: ScalarTypeTable = {
   jsonDocument: 'jsonb',
   boolean: 'bool',
   enumValueType: 'text',
+  builtInTypeSchema: 'pg_catalog',
 };
