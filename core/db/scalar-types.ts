@@ -36,7 +36,15 @@ export interface ScalarTypeTable {
    * written by its bare name; one of a type from another schema as `schema.type`.
    */
   builtInTypeSchema?: string;
+  /**
+   * Which JSON literal a permission value for the type must be (an `integer` column takes a JSON
+   * integer, a `text` column a string); types not listed are left to the database to parse.
+   */
+  jsonLiterals?: { readonly [K in JsonLiteral]?: readonly string[] };
 }
+
+/** The JSON literal kinds permission values are checked against. */
+export type JsonLiteral = 'integer' | 'number' | 'boolean' | 'string';
 
 /** Facts about one database type that the schema generator needs. */
 export interface ScalarInfo {
@@ -71,6 +79,7 @@ export class ScalarTypes {
   private readonly booleanType: string | null;
   readonly enumValueType: string | null;
   readonly builtInTypeSchema: string | null;
+  private readonly literals: ReadonlyMap<string, JsonLiteral>;
 
   constructor(table: ScalarTypeTable = {}) {
     this.aliases = table.aliases ?? {};
@@ -85,6 +94,11 @@ export class ScalarTypes {
     this.booleanType = table.boolean ?? null;
     this.enumValueType = table.enumValueType ?? null;
     this.builtInTypeSchema = table.builtInTypeSchema ?? null;
+    const literals = new Map<string, JsonLiteral>();
+    for (const [literal, types] of Object.entries(table.jsonLiterals ?? {}) as Array<[JsonLiteral, readonly string[]]>) {
+      for (const t of types) literals.set(t, literal);
+    }
+    this.literals = literals;
   }
 
   canonical(dbType: string): string {
@@ -94,6 +108,11 @@ export class ScalarTypes {
   /** Whether a type of this schema is one of the database's own (no schema, or the built-in one). */
   isBuiltInSchema(typeSchema: string | undefined): boolean {
     return typeSchema === undefined || typeSchema === this.builtInTypeSchema;
+  }
+
+  /** The JSON literal a value of this (non-array) type must be, or null to leave it to the database. */
+  jsonLiteral(dbType: string): JsonLiteral | null {
+    return this.literals.get(dbType) ?? null;
   }
 
   /** How messages name the type. */

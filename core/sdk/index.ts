@@ -131,7 +131,7 @@ export type {
   EnumValueRow,
 } from '../db/contract.js';
 export { ScalarTypes, scalarTypesOf } from '../db/scalar-types.js';
-export type { ScalarTypeTable, ScalarInfo } from '../db/scalar-types.js';
+export type { ScalarTypeTable, ScalarInfo, JsonLiteral } from '../db/scalar-types.js';
 export { databaseKinds, findDatabaseKind, requireDatabaseKind } from '../db/registry.js';
 export { tableKey, indexCatalog } from '../db/catalog.js';
 export type * from '../db/catalog.js';

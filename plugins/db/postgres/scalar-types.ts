@@ -59,4 +59,11 @@ export const POSTGRES_SCALAR_TYPES: ScalarTypeTable = {
   boolean: 'bool',
   enumValueType: 'text',
   builtInTypeSchema: 'pg_catalog',
+  // As the reference decodes permission values; other types (numeric, int8, dates, ...) are parsed by PostgreSQL.
+  jsonLiterals: {
+    integer: ['int2', 'int4'],
+    number: ['float4', 'float8'],
+    boolean: ['bool'],
+    string: ['text', 'varchar', 'citext', 'bpchar'],
+  },
 };
