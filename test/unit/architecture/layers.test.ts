@@ -18,7 +18,7 @@ export const LAYERS: ReadonlyArray<{ layer: string; units: ReadonlyArray<[unit: 
     layer: '1 foundation',
     units: [
       ['errors', ['errors.ts']],
-      ['json-type', ['json-type.ts']],
+      ['json-type', ['json-type.ts', 'lossless-json.ts']],
       ['config', ['config/']],
       ['logger', ['logger.ts']],
       ['paths', ['paths.ts', 'version.ts']],
@@ -61,7 +61,7 @@ export const LAYERS: ReadonlyArray<{ layer: string; units: ReadonlyArray<[unit: 
   {
     layer: '6 operation contract and HTTP plumbing',
     units: [
-      ['metadata-operation', ['metadata/operation.ts', 'metadata/consistency.ts', 'metadata/drop-inconsistent.ts']],
+      ['metadata-operation', ['metadata/operation.ts', 'metadata/consistency.ts', 'metadata/drop-inconsistent.ts', 'metadata/root-field-reservations.ts']],
       ['http-plumbing', ['http/types.ts', 'http/raw-routes.ts', 'http/cors.ts', 'http/error-response.ts', 'http/body.ts']],
     ],
   },
