@@ -35,6 +35,7 @@ export type ErrorCode =
   | 'parse-failed'
   | 'permission-denied'
   | 'permission-error'
+  // The reference engine's codes for database failures (the postgres kind raises them).
   | 'postgres-error'
   | 'postgres-max-connections-error'
   | 'remote-schema-conflicts'
@@ -67,6 +68,11 @@ export interface EngineErrorInit {
    * came: a GraphQL response is then `{"data":null,"errors":<these>}`.
    */
   graphqlErrors?: readonly unknown[];
+  /**
+   * The error ended an operation that had started running (an action's call): a GraphQL
+   * response then carries `"data":null` beside the errors, as the reference answers them.
+   */
+  nullData?: boolean;
 }
 
 /**
@@ -84,6 +90,7 @@ export class EngineError extends Error {
   readonly internal: unknown;
   readonly extensions: Record<string, unknown> | undefined;
   readonly graphqlErrors: readonly unknown[] | undefined;
+  readonly nullData: boolean;
 
   constructor(code: ErrorCode, message: string, init: EngineErrorInit = {}) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -94,6 +101,7 @@ export class EngineError extends Error {
     this.internal = init.internal;
     this.extensions = init.extensions;
     this.graphqlErrors = init.graphqlErrors;
+    this.nullData = init.nullData ?? false;
   }
 
   /** A copy of this error whose path is prefixed, for errors raised deep inside a bulk or args. */
@@ -105,6 +113,7 @@ export class EngineError extends Error {
       cause: this.cause,
       ...(this.extensions ? { extensions: this.extensions } : {}),
       ...(this.graphqlErrors ? { graphqlErrors: this.graphqlErrors } : {}),
+      ...(this.nullData ? { nullData: true } : {}),
     });
   }
 }
@@ -174,3 +183,16 @@ export class BootError extends Error {
 
 export const isBootError = (e: unknown): e is BootError =>
   typeof e === 'object' && e !== null && (e as Record<symbol, unknown>)[BOOT_ERROR] === true;
+
+/** Any thrown value as an EngineError: unexpected ones become a 500 `unexpected` with the detail kept internal. */
+export function toEngineError(e: unknown): EngineError {
+  if (isEngineError(e)) return e;
+  return new EngineError('unexpected', 'an unexpected error occurred', { status: 500, internal: String(e), cause: e });
+}
+
+/** `{path, error, code}` (and `internal` when it may be shown), the metadata and query APIs' error body. */
+export function errorBody(err: EngineError, showInternal: boolean): Record<string, unknown> {
+  const body: Record<string, unknown> = { path: err.path, error: err.message, code: err.code };
+  if (showInternal && err.internal !== undefined) body['internal'] = err.internal;
+  return body;
+}

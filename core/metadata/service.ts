@@ -14,6 +14,8 @@ import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { isAdmin, type Session } from '../auth/session.js';
 import { buildSchemaCache, type BuilderDeps } from '../schema-cache/builder.js';
+import { emptySchemaDraft } from '../graphql/schema-draft.js';
+import { assembleRoleSchema } from '../graphql/schema/index.js';
 import type { SchemaCache } from '../schema-cache/cache.js';
 import type { SchemaCacheRef } from '../schema-cache/ref.js';
 import type { SourceConnections } from '../schema-cache/connections.js';
@@ -39,6 +41,8 @@ interface RequestState {
   allowInconsistent: boolean;
   catalogs: Map<string, DatabaseCatalog>;
   preview: { draftJson: string; cache: SchemaCache } | null;
+  /** Work to run once the change is committed (`afterCommit` of operations and apply taps). */
+  committed: Array<() => Promise<void>>;
 }
 
 export class MetadataService {
@@ -47,8 +51,7 @@ export class MetadataService {
   constructor(private readonly deps: MetadataServiceDeps) {}
 
   private get builderDeps(): BuilderDeps {
-    const { container, hooks, config, connections } = this.deps;
-    return { container, hooks, config, connections };
+    return schemaCacheBuilderDeps(this.deps);
   }
 
   /** Handles one request body on a metadata endpoint for an authenticated session. */
@@ -122,7 +125,7 @@ export class MetadataService {
         { status: 409, path: '$' },
       );
     }
-    const state: RequestState = { changed: false, reload: null, allowInconsistent: false, catalogs: new Map(), preview: null };
+    const state: RequestState = { changed: false, reload: null, allowInconsistent: false, catalogs: new Map(), preview: null, committed: [] };
     // Copied on first use: requests that only read (data operations, exports) never pay for it.
     let draft: MetadataDocument | undefined;
     const draftRef = {
@@ -169,9 +172,17 @@ export class MetadataService {
           });
         }
       }
-      await this.deps.hooks.onMetadataApply.promise({ previous: cache, next, reload: state.reload });
+      const committed = state.committed;
+      await this.deps.hooks.onMetadataApply.promise({ previous: cache, next, reload: state.reload, afterCommit: (work) => committed.push(work) });
       if (state.changed) next.resourceVersion = await this.deps.store.write(draftRef.draft, cache.resourceVersion);
       this.install(next, 'local');
+      for (const work of committed) {
+        try {
+          await work();
+        } catch (e) {
+          this.deps.logger.warn('metadata', { message: 'work following a committed metadata change failed', error: e instanceof Error ? e.message : String(e) });
+        }
+      }
     }
     return { body: bulk ? results : results[0], status };
   }
@@ -233,6 +244,9 @@ export class MetadataService {
       },
       allowInconsistency: () => {
         state.allowInconsistent = true;
+      },
+      afterCommit: (work) => {
+        state.committed.push(work);
       },
       dbKind: (kindOrPrefix) => requireDatabaseKind(container, kindOrPrefix),
       catalogFor: async (sourceName) => {
@@ -302,4 +316,20 @@ function newInconsistencies(before: readonly InconsistentObject[], after: readon
   const key = (o: InconsistentObject) => `${o.type}\u0000${o.name}\u0000${o.reason}`;
   const old = new Set(before.map(key));
   return after.filter((o) => !old.has(key(o)));
+}
+
+/**
+ * What the schema-cache builder needs from above it: role schemas come from the `onSchemaBuild`
+ * hook and graphql/schema's assembly, and the checks of other metadata from `onSchemaCacheBuild`.
+ */
+export function schemaCacheBuilderDeps(deps: Pick<MetadataServiceDeps, 'container' | 'hooks' | 'config' | 'connections'>): BuilderDeps {
+  const { container, hooks, config, connections } = deps;
+  return {
+    container,
+    connections,
+    roleSchema: (cache, role) => hooks.onSchemaBuild.promise(emptySchemaDraft(), { role, cache, config }).then((draft) => assembleRoleSchema(draft, role)),
+    checkBuild: async (build) => {
+      if (hooks.onSchemaCacheBuild.isUsed()) await hooks.onSchemaCacheBuild.promise(build);
+    },
+  };
 }

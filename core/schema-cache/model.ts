@@ -20,6 +20,7 @@ import type {
 } from '../metadata/types.js';
 import type { SourceConnection } from '../db/contract.js';
 import type { TypeOperators } from '../db/operators.js';
+import type { ScalarTypes } from '../db/scalar-types.js';
 import type { ResolvedEventTrigger } from './resolve/event-triggers.js';
 
 export type { ResolvedEventTrigger } from './resolve/event-triggers.js';
@@ -83,6 +84,8 @@ export interface TablePermissions {
 
 export interface ResolvedTable {
   source: string;
+  /** The source kind's column-type facts (GraphQL scalars, comparable, numeric, ...). */
+  scalars: ScalarTypes;
   table: QualifiedTable;
   /** `schema.name`, the key used across the model. */
   key: string;
@@ -177,6 +180,8 @@ export interface ResolvedSource {
   customization: SourceCustomization;
   catalog: DatabaseCatalog;
   connection: SourceConnection;
+  /** The kind's column-type facts (`DatabaseKind.scalarTypes`). */
+  scalars: ScalarTypes;
   tables: Map<string, ResolvedTable>;
   /** Tracked functions that resolved, by `schema.name`; absent when the source has none. */
   functions?: Map<string, ResolvedFunction>;

@@ -14,8 +14,7 @@ import type { ExternalContext, TypedValueIR } from '../ir.js';
 import type { RemoteFieldGroup, RemoteFieldPart } from '../schema-draft.js';
 import { applyRemoteJoins } from './remote-joins.js';
 import type { CompiledStatement, RunOptions, SourceConnection } from '../../db/contract.js';
-import type { KernelHooks, LimitContext } from '../../hooks.js';
-import type { LimitGate } from './limits.js';
+import type { LimitContext, LimitGate, LimitHooks } from './limits.js';
 import type { GraphQLRequest } from './request.js';
 import { LruCache } from './lru.js';
 import { parseDocument, validateDocument } from './validate.js';
@@ -38,13 +37,15 @@ export interface ExecutionMeta {
   queryOnly?: boolean;
   /** The client's request headers, for remote schemas that forward them; absent: none. */
   headers?: Readonly<Record<string, string | string[] | undefined>>;
+  /** Where the HTTP transport collects headers for its response (a remote's Set-Cookie). */
+  responseHeaders?: Array<[string, string]>;
 }
 
 const DEFAULT_META = (): ExecutionMeta => ({ endpoint: 'graphql', ip: '', operationCount: 1 });
 
 /** The limit hook and its gate; absent in executors built without a kernel (no limits then). */
 export interface ExecutorLimits {
-  hooks: KernelHooks;
+  hooks: LimitHooks;
   gate: LimitGate;
 }
 
@@ -86,7 +87,16 @@ export class GraphQLExecutor {
       ? await tracing.span('graphql.compile', { 'graphql.operation.type': prepared.kind }, async () => this.compiled(prepared, cache, variables))
       : this.compiled(prepared, cache, variables);
     const sessionJson = JSON.stringify(session.variables);
-    const external: ExternalContext = { session, variables, headers: meta.headers ?? NO_HEADERS, query: request.query };
+    const external: ExternalContext = {
+      session,
+      variables,
+      headers: meta.headers ?? NO_HEADERS,
+      query: request.query,
+      ...(run?.deadline !== undefined ? { deadline: run.deadline } : {}),
+      // The name of the operation that runs (the document's, whether or not the client named it).
+      ...(prepared.operation.name ? { operationName: prepared.operation.name.value } : {}),
+      ...(meta.responseHeaders ? { responseHeaders: meta.responseHeaders } : {}),
+    };
     // Mutations run first, in one transaction per source; the splice below just reads their results.
     const mutated =
       prepared.kind === 'mutation' ? await this.mutate(compiled.steps, variables, session, sessionJson, external, run) : NO_RESULTS;

@@ -7,7 +7,7 @@ import type { BoolExpIR, ComparisonOp, ScalarExprIR, TypedValueIR } from '../ir.
 import { and } from './bool.js';
 import { objectEntries, leafValue, isNull, toJson, validationError, type Input, type LeafSpec, type MaybeCtx } from './input.js';
 import type { ScalarInfo } from '../scalars.js';
-import { scalarInfo } from '../scalars.js';
+import { IR_SCALARS } from '../scalars.js';
 import type { Naming } from '../schema/naming.js';
 import type { KindOperatorSpec, TypeOperators } from '../../db/operators.js';
 
@@ -78,6 +78,7 @@ function buildOperator(
   const base: LeafSpec = {
     dbType: column.type,
     graphqlType: column.graphqlType,
+    keepsNumericText: column.info.keepsNumericText,
     ...(column.enumValues ? { enumValues: column.enumValues } : {}),
     ...(mode.permission ? { sessionVariables: true, nullable: true } : {}),
   };
@@ -151,7 +152,8 @@ function buildCast(column: ComparedColumn, value: Input, ctx: MaybeCtx, mode: Co
       const cast: ComparedColumn = {
         expr: { kind: 'cast', expr: column.expr, toType: kindCast.dbType },
         type: kindCast.dbType,
-        info: scalarInfo(kindCast.dbType),
+        // The kind's cast targets share the source type's facts (geometry ↔ geography).
+        info: { ...column.info, dbType: kindCast.dbType, name: kindCast.graphqlType },
         graphqlType: kindCast.graphqlType,
         ...(targetOps ? { operators: targetOps } : {}),
       };
@@ -163,7 +165,7 @@ function buildCast(column: ComparedColumn, value: Input, ctx: MaybeCtx, mode: Co
     const cast: ComparedColumn = {
       expr: { kind: 'cast', expr: column.expr, toType: 'text' },
       type: 'text',
-      info: scalarInfo('text'),
+      info: IR_SCALARS.text,
       graphqlType: 'String',
     };
     items.push(buildComparison(cast, ops, ctx, mode, `${path}.${key}`));

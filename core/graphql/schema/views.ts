@@ -6,7 +6,6 @@
 import type { ResolvedColumn, ResolvedSource, ResolvedTable } from '../../schema-cache/model.js';
 import type { BoolExpIR } from '../ir.js';
 import type { BoolExpJson } from '../../metadata/types.js';
-import { scalarInfo } from '../scalars.js';
 import { buildPermissionFilter } from '../plan/bool-exp.js';
 import { tableRef, type ColumnView, type RelationshipView, type TableAccess, type TableView } from '../plan/view.js';
 import { tableTypeNames, type Naming } from './naming.js';
@@ -60,7 +59,7 @@ function withCellFilters(
 export function columnView(source: ResolvedSource, table: ResolvedTable, column: ResolvedColumn, naming: Naming): ColumnView | null {
   const field = naming.columnField(table, column);
   if (!GRAPHQL_NAME_RE.test(field)) return null;
-  const info = scalarInfo(column.type, {
+  const info = table.scalars.info(column.type, {
     ...(column.catalog.elementType ? { elementType: column.catalog.elementType } : {}),
     typeKind: column.catalog.typeKind,
   });
