@@ -235,6 +235,16 @@ export const SERVER_OPTIONS = [
     scope: 'serve', inEffect: true, note: POOL_DEFAULT, description: 'time to wait to acquire a database connection',
   },
 
+  {
+    key: 'pgStatementTimeout', flag: 'pg-statement-timeout', env: 'SVC_GRAPHQL_PG_STATEMENT_TIMEOUT', type: SECONDS,
+    defaultText: 'none (no limit); 0 is also none', scope: 'serve', inEffect: true,
+    note: 'applies to every PostgreSQL source, run_sql included (not to the metadata database); an engine option, not in the reference',
+    description:
+      'longest a database statement may run: sent to PostgreSQL as statement_timeout (the statement fails with `statement-timeout`), ' +
+      'and kept by the engine too: a statement still unanswered 1 s later (a stalled database or network path) fails with ' +
+      '`statement-timeout` and its connection is closed; opening a connection has the same limit',
+  },
+
   // ---- HTTP ----
   {
     key: 'serverHost', flag: 'server-host', env: 'SVC_GRAPHQL_SERVER_HOST', type: STRING, valueName: 'host',
