@@ -136,7 +136,7 @@ describe('project files and reference conversion', () => {
     };
     const files = metadataToFiles(doc);
     const sdl = files.get('actions.graphql')!;
-    expect(sdl).to.match(/^type Query \{\n  me: \[Out!\]!\n\}\n\ntype Mutation \{\n  login\(/);
+    expect(sdl).to.match(/^type Query \{\n {2}me: \[Out!\]!\n\}\n\ntype Mutation \{\n {2}login\(/);
     const yaml = parse(files.get('actions.yaml')!);
     expect(yaml.actions[0].definition).to.deep.equal({ kind: 'synchronous', handler: 'http://h/login' });
     expect(yaml.custom_types.objects[0]).to.deep.equal({ name: 'Out', relationships: (doc['custom_types'] as any).objects[0].relationships }); // eslint-disable-line @typescript-eslint/no-explicit-any
