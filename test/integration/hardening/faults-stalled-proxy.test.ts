@@ -120,4 +120,29 @@ describe('faults: the database behind a stalling TCP proxy (integration)', funct
     const health = await call(engine, '/healthz');
     expect(health.body).to.equal('OK');
   });
+
+  it('without --pg-statement-timeout, an API-limits time_limit still ends a stalled statement: the cancel cannot get through, so the connection is closed', async () => {
+    const proxied = new URL(db.url);
+    proxied.host = `127.0.0.1:${proxy.port}`;
+    const limited = await startTestEngine({ databaseUrl: proxied.toString(), metadataDatabaseUrl: db.url, adminSecret: ADMIN_SECRET });
+    try {
+      const set = await metadata(limited, { type: 'set_api_limits', args: { time_limit: { global: 1 } } }, ADMIN);
+      expect(set.status, JSON.stringify(set.body)).to.equal(200);
+      expect((await timed(limited, ITEM_QUERY, asUser(1))).ok).to.equal(true);
+      proxy.stall();
+      const stalled = await timed(limited, ITEM_QUERY, asUser(1));
+      proxy.resume();
+      expect(stalled.code, JSON.stringify(stalled)).to.equal('time-limit-exceeded');
+      // 1 s limit, the cancel request (stalled too), 1 s more before the connection is closed.
+      expect(stalled.ms).to.be.lessThan(4_000);
+      const started = Date.now();
+      let ok = false;
+      while (!ok && Date.now() - started < 10_000) ok = (await timed(limited, ITEM_QUERY, asUser(1))).ok;
+      expect(ok, 'served again once the proxy forwards').to.equal(true);
+    } finally {
+      proxy.resume();
+      await metadata(limited, { type: 'remove_api_limits', args: {} }, ADMIN);
+      await limited.close();
+    }
+  });
 });
