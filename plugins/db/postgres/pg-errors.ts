@@ -109,7 +109,11 @@ export function connectionEngineError(err: unknown, secrets: readonly string[]):
       internal: detail,
     });
   }
-  return new EngineError('connection-not-established', `connection error: ${scrubbedMessage(err, secrets)}`, {
+  // pg-pool's words for a wait in its queue that passed pool_timeout: say which setting it was.
+  const hint = err instanceof Error && err.message.startsWith('timeout exceeded when trying to connect')
+    ? ' (no pooled connection became free within pool_settings.pool_timeout)'
+    : '';
+  return new EngineError('connection-not-established', `connection error: ${scrubbedMessage(err, secrets)}${hint}`, {
     status: 400,
     internal: detail,
   });

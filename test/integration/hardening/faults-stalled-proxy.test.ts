@@ -94,6 +94,7 @@ describe('faults: the database behind a stalling TCP proxy (integration)', funct
     for (const o of inFlight) expect(o.message).to.match(/--pg-statement-timeout.*connection was closed/);
     const waited = stalled.filter((o) => o.code === 'connection-not-established');
     expect(waited.length, 'requests that could not get a connection').to.be.greaterThan(0);
+    for (const o of waited) expect(o.message).to.match(/pool_timeout|timeout expired|connection timeout/);
 
     // Still stalled: a request now needs a new connection, whose opening times out too.
     const again = await timed(engine, ITEM_QUERY, asUser(1));
