@@ -35,6 +35,7 @@ const SECONDS = Number(process.env['FUZZ_SECONDS'] ?? 30);
 const SEED = process.env['FUZZ_SEED'] !== undefined ? Number(process.env['FUZZ_SEED']) : Date.now() % 2 ** 31;
 const REPORT = process.env['FUZZ_REPORT'];
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const STATEMENT_TIMEOUT_S = 10;
 
 /**
  * Class-42 SQLSTATEs an input may legitimately cause: an ON CONFLICT target the table cannot use
@@ -59,7 +60,10 @@ describe('coverage-guided fuzzing of GraphQL → SQL (integration)', function ()
   before(async () => {
     await coverage.start();
     db = await createTestDatabase('harden3_covfuzz');
-    engine = await startTestEngine({ databaseUrl: db.url, adminSecret: ADMIN_SECRET, schemaSyncPollInterval: 0 });
+    // The statement timeout is the operator's bound on expensive well-formed queries: the first
+    // long run found `where` trees of 40-50 nested relationships whose planning alone takes
+    // PostgreSQL seconds to minutes; with it they end as a coded `statement-timeout`.
+    engine = await startTestEngine({ databaseUrl: db.url, adminSecret: ADMIN_SECRET, schemaSyncPollInterval: 0, pgStatementTimeout: STATEMENT_TIMEOUT_S });
     await trackItems(engine, db);
     tables = generatedTables(2, SEED);
     for (const t of tables) {
@@ -119,7 +123,8 @@ describe('coverage-guided fuzzing of GraphQL → SQL (integration)', function ()
             method: 'POST',
             headers: { 'content-type': 'application/json', ...(input.as === 'admin' ? ADMIN : asUser(input.as)) },
             body: JSON.stringify({ query: input.query, variables: input.variables }),
-            signal: AbortSignal.timeout(30_000),
+            // Past the statement timeout and its 1 s grace, no answer is a finding (a hang).
+            signal: AbortSignal.timeout((STATEMENT_TIMEOUT_S + 10) * 1000),
           });
           return res.text();
         },
