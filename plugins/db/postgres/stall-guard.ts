@@ -51,9 +51,9 @@ export function guardedClientClass(timeoutMs: number): typeof pg.Client {
       super({ ...config, connectionTimeoutMillis: config?.connectionTimeoutMillis || timeoutMs });
     }
   }
-  const baseQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
   (GuardedClient.prototype as unknown as { query: unknown }).query = function guardedQuery(this: pg.Client, ...args: unknown[]): unknown {
-    const result = baseQuery.apply(this, args);
+    // Looked up per call, as `super.query` would be: whatever pg.Client's query is now.
+    const result = (pg.Client.prototype.query as (...a: unknown[]) => unknown).apply(this, args);
     // Callback-style calls and submittables (cursors) manage their own lifetime.
     if (!(result instanceof Promise)) return result;
     return withStallDeadline(this, result, timeoutMs);
