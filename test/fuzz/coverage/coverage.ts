@@ -38,8 +38,11 @@ export class CoverageMap {
     this.prefixes = roots.map((r) => pathToFileURL(r).href.replace(/\/?$/, '/'));
   }
 
+  private started = false;
+
   async start(): Promise<void> {
     this.session.connect();
+    this.started = true;
     await this.session.post('Profiler.enable');
     // callCount: real counts (for the buckets); detailed: block granularity, not just functions.
     await this.session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: true });
@@ -74,7 +77,12 @@ export class CoverageMap {
     return { blocks: this.blocks.size, features: this.seen.size };
   }
 
+  private stopped = false;
+
+  /** Idempotent: coverage slows everything down, so an `after` hook stops it whatever happened. */
   async stop(): Promise<void> {
+    if (this.stopped || !this.started) return;
+    this.stopped = true;
     await this.session.post('Profiler.stopPreciseCoverage');
     await this.session.post('Profiler.disable');
     this.session.disconnect();

@@ -75,6 +75,7 @@ describe('coverage-guided fuzzing of GraphQL → SQL (integration)', function ()
 
   after(async () => {
     untapStatementErrors();
+    await coverage.stop();
     if (tally) {
       const { findings, ...counts } = tally;
       console.log(`      coverage fuzz tally: ${JSON.stringify({ ...counts, findings: findings.length })}`);
