@@ -141,8 +141,10 @@ describe('honest options (core/features)', () => {
       }
     }
 
-    it('keeps inherited_roles accepted', async () => {
-      expect(await bootError({ experimentalFeatures: ['inherited_roles'] })).to.equal(undefined);
+    it('accepts inherited_roles with the plugin that derives inherited roles (metadata/inherited-roles)', async () => {
+      expect(await bootError({ experimentalFeatures: ['inherited_roles'] }, ['inherited-roles'])).to.equal(undefined);
+      const loaded = await import('../../../plugins/metadata/inherited-roles/index.js');
+      expect(loaded.default.provides).to.include('inherited-roles');
     });
   });
 
