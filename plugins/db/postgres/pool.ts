@@ -17,6 +17,7 @@ import {
 } from './pg-errors.js';
 import { StatementDeadline, checkNotPassed, timeLimitExceeded } from './statement-deadline.js';
 import { SpanKind, tracing } from '../../../core/sdk/index.js';
+import { PipelineStepError, runPipeline, type PipelineRows, type PipelineStep } from './pipeline.js';
 
 export const APPLICATION_NAME = 'svc-graphql-engine';
 
@@ -194,13 +195,15 @@ export class PgSourcePool implements PgQueryable {
 
   /**
    * Run `fn` in one transaction on one connection; commits if it resolves, rolls back if it
-   * throws. The handle given to `fn` must not be used after `fn` settles.
+   * throws. The handle given to `fn` must not be used after `fn` settles. `prefix` statements
+   * (e.g. the session setting) are sent with BEGIN in one round trip, before `fn` runs.
    */
   async withTransaction<T>(
     isolation: IsolationLevel,
     readOnly: boolean,
     fn: (tx: PgQueryable) => Promise<T>,
     deadline?: number,
+    prefix: readonly PipelineStep[] = [],
   ): Promise<T> {
     const client = await this.acquire();
     const tx = new TransactionHandle(client, this.usePreparedStatements, this.secrets);
@@ -211,7 +214,9 @@ export class PgSourcePool implements PgQueryable {
         checkNotPassed(deadline);
         watch = new StatementDeadline(client, deadline);
       }
-      await client.query(BEGIN[isolation][readOnly ? 1 : 0]);
+      const begin = BEGIN[isolation][readOnly ? 1 : 0];
+      if (prefix.length === 0) await client.query(begin);
+      else await runPipeline(client, [{ text: begin }, ...prefix]).catch((e: unknown) => Promise.reject(e instanceof PipelineStepError ? e.cause : e));
       const result = await fn(tx);
       await client.query('COMMIT');
       return result;
@@ -232,6 +237,46 @@ export class PgSourcePool implements PgQueryable {
     } finally {
       watch?.clear();
       tx.finish();
+      client.release(broken);
+    }
+  }
+
+  /**
+   * A whole read-write transaction in ONE round trip: BEGIN, `steps` and COMMIT written at once
+   * and closed by one Sync (./pipeline.ts). Answers each step's rows. When a step fails, nothing
+   * after it runs (the server skips to the Sync, COMMIT included) and the transaction is rolled
+   * back; the error is a PipelineStepError whose `index` is the step's (-1: BEGIN, steps.length:
+   * COMMIT) and whose `cause` is the driver's error. Connection failures and the deadline are
+   * mapped here, as withTransaction does.
+   */
+  async transactionInOneTrip(isolation: IsolationLevel, steps: readonly PipelineStep[], deadline?: number): Promise<PipelineRows> {
+    const client = await this.acquire();
+    let broken: Error | undefined;
+    let watch: StatementDeadline | undefined;
+    try {
+      if (deadline !== undefined) {
+        checkNotPassed(deadline);
+        watch = new StatementDeadline(client, deadline);
+      }
+      const rows = await runPipeline(client, [{ text: BEGIN[isolation][0] }, ...steps, { text: 'COMMIT' }]);
+      return rows.slice(1, -1);
+    } catch (err) {
+      const cause = err instanceof PipelineStepError ? err.cause : err;
+      if (isConnectionError(cause)) {
+        broken = cause as Error;
+        throw connectionEngineError(cause, this.secrets);
+      }
+      try {
+        // The failed statement left the transaction aborted (harmless after a failed COMMIT).
+        await client.query('ROLLBACK');
+      } catch (rollbackErr) {
+        broken = rollbackErr as Error;
+      }
+      if (watch?.fired) throw timeLimitExceeded();
+      if (err instanceof PipelineStepError) throw new PipelineStepError(err.index - 1, cause);
+      throw err;
+    } finally {
+      watch?.clear();
       client.release(broken);
     }
   }

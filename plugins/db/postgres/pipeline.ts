@@ -1,0 +1,121 @@
+/**
+ * Several statements in one round trip: each one's Parse/Bind/Execute messages of the extended
+ * protocol are written back to back (one socket write) and closed by a single Sync. Statements
+ * run in order; after an error the server skips every message up to the Sync, so nothing after a
+ * failing statement runs. Used for a mutation's transaction: BEGIN, the session setting, the
+ * statements and COMMIT cost one round trip instead of one each (node-postgres would wait for
+ * each statement's ReadyForQuery before sending the next).
+ *
+ * This is a node-postgres "submittable" (an object with `submit(connection)` and the `handle*`
+ * callbacks the client calls for the active query), the same interface pg-cursor uses.
+ */
+import { createRequire } from 'node:module';
+import type { PoolClient } from 'pg';
+
+/** pg's own conversion of JS values to parameter text (arrays, dates, buffers, objects). */
+const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue(v: unknown): unknown };
+
+export interface PipelineStep {
+  text: string;
+  values?: readonly unknown[];
+}
+
+/** Rows of every step, every column as PostgreSQL rendered it (null for SQL NULL). */
+export type PipelineRows = Array<Array<Array<string | null>>>;
+
+/** The statement at `index` failed (`cause` is the driver's error); nothing after it ran. */
+export class PipelineStepError extends Error {
+  constructor(
+    readonly index: number,
+    override readonly cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+/** What the pg client calls on its active query (not in pg's published types). */
+interface PgConnection {
+  stream: { cork?: () => void; uncork?: () => void };
+  parse(msg: { text: string; name: string; types: unknown[] }): void;
+  bind(msg: { portal: string; statement: string; values: unknown[] }): void;
+  execute(msg: { portal: string; rows: number }): void;
+  sync(): void;
+}
+
+class PipelineQuery {
+  private readonly rows: PipelineRows;
+  private step = 0;
+  private failed = false;
+  readonly done: Promise<PipelineRows>;
+  private resolve!: (rows: PipelineRows) => void;
+  private reject!: (e: unknown) => void;
+
+  constructor(private readonly steps: readonly PipelineStep[]) {
+    this.rows = steps.map(() => []);
+    this.done = new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+
+  submit(connection: PgConnection): Error | null {
+    // Values are converted before anything is written, so a value pg cannot render fails the
+    // whole pipeline cleanly instead of leaving half a message on the wire.
+    const values: unknown[][] = [];
+    try {
+      for (const s of this.steps) {
+        values.push((s.values ?? []).map((v) => prepareValue(v)));
+        this.step++;
+      }
+    } catch (e) {
+      return e instanceof Error ? e : new Error(String(e));
+    }
+    this.step = 0;
+    connection.stream.cork?.();
+    try {
+      for (let i = 0; i < this.steps.length; i++) {
+        connection.parse({ text: this.steps[i]!.text, name: '', types: [] });
+        connection.bind({ portal: '', statement: '', values: values[i]! });
+        connection.execute({ portal: '', rows: 0 });
+      }
+      connection.sync();
+    } finally {
+      connection.stream.uncork?.();
+    }
+    return null;
+  }
+
+  handleRowDescription(): void {}
+
+  handleDataRow(msg: { fields: Array<string | null> }): void {
+    this.rows[this.step]?.push(msg.fields);
+  }
+
+  handleCommandComplete(): void {
+    this.step++;
+  }
+
+  handleEmptyQuery(): void {
+    this.step++;
+  }
+
+  handlePortalSuspended(): void {}
+
+  /** The first error ends the pipeline: the server skips to the Sync, and pg drops the query. */
+  handleError(err: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.reject(new PipelineStepError(this.step, err));
+  }
+
+  handleReadyForQuery(): void {
+    if (!this.failed) this.resolve(this.rows);
+  }
+}
+
+/** Sends `steps` in one round trip on `client`; rejects with a PipelineStepError. */
+export function runPipeline(client: PoolClient, steps: readonly PipelineStep[]): Promise<PipelineRows> {
+  const q = new PipelineQuery(steps);
+  (client as unknown as { query(q: PipelineQuery): unknown }).query(q);
+  return q.done;
+}
