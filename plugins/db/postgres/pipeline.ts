@@ -18,6 +18,11 @@ const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { 
 export interface PipelineStep {
   text: string;
   values?: readonly unknown[];
+  /**
+   * Prepare the statement under this name (once per connection, then only Bind/Execute); the
+   * same name must always carry the same text. Unnamed steps are parsed every time.
+   */
+  name?: string;
 }
 
 /** Rows of every step, every column as PostgreSQL rendered it (null for SQL NULL). */
@@ -36,6 +41,8 @@ export class PipelineStepError extends Error {
 /** What the pg client calls on its active query (not in pg's published types). */
 interface PgConnection {
   stream: { cork?: () => void; uncork?: () => void };
+  /** Statements prepared on this connection, name → text (shared with pg's own bookkeeping). */
+  parsedStatements: Record<string, string>;
   parse(msg: { text: string; name: string; types: unknown[] }): void;
   bind(msg: { portal: string; statement: string; values: unknown[] }): void;
   execute(msg: { portal: string; rows: number }): void;
@@ -46,6 +53,16 @@ class PipelineQuery {
   private readonly rows: PipelineRows;
   private step = 0;
   private failed = false;
+  /** Parse messages sent, in order; a ParseComplete answers each in turn. */
+  private readonly parses: Array<{ name: string; text: string }> = [];
+  private parsed = 0;
+  private connection: PgConnection | undefined;
+  private readonly onParseComplete = (): void => {
+    // A named statement exists once its ParseComplete arrives, whatever happens after (a
+    // prepared statement outlives the transaction's rollback).
+    const p = this.parses[this.parsed++];
+    if (p !== undefined && p.name !== '' && this.connection) this.connection.parsedStatements[p.name] = p.text;
+  };
   readonly done: Promise<PipelineRows>;
   private resolve!: (rows: PipelineRows) => void;
   private reject!: (e: unknown) => void;
@@ -71,11 +88,21 @@ class PipelineQuery {
       return e instanceof Error ? e : new Error(String(e));
     }
     this.step = 0;
+    this.connection = connection;
+    (connection as unknown as NodeJS.EventEmitter).on('parseComplete', this.onParseComplete);
     connection.stream.cork?.();
     try {
       for (let i = 0; i < this.steps.length; i++) {
-        connection.parse({ text: this.steps[i]!.text, name: '', types: [] });
-        connection.bind({ portal: '', statement: '', values: values[i]! });
+        const { text, name } = this.steps[i]!;
+        // Known to the connection, or parsed by an earlier step of this pipeline.
+        const known = name === undefined ? undefined : (connection.parsedStatements[name] ?? this.parses.find((p) => p.name === name)?.text);
+        // A name already used for another text (never expected) falls back to an unnamed statement.
+        const statement = name !== undefined && (known === undefined || known === text) ? name : '';
+        if (statement === '' || known === undefined) {
+          connection.parse({ text, name: statement, types: [] });
+          this.parses.push({ name: statement, text });
+        }
+        connection.bind({ portal: '', statement, values: values[i]! });
         connection.execute({ portal: '', rows: 0 });
       }
       connection.sync();
@@ -103,13 +130,19 @@ class PipelineQuery {
 
   /** The first error ends the pipeline: the server skips to the Sync, and pg drops the query. */
   handleError(err: unknown): void {
+    this.stopListening();
     if (this.failed) return;
     this.failed = true;
     this.reject(new PipelineStepError(this.step, err));
   }
 
   handleReadyForQuery(): void {
+    this.stopListening();
     if (!this.failed) this.resolve(this.rows);
+  }
+
+  private stopListening(): void {
+    (this.connection as unknown as NodeJS.EventEmitter | undefined)?.removeListener('parseComplete', this.onParseComplete);
   }
 }
 

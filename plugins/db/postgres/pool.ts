@@ -16,7 +16,7 @@ import {
   scrubbedMessage,
 } from './pg-errors.js';
 import { StatementDeadline, checkNotPassed, timeLimitExceeded } from './statement-deadline.js';
-import { SpanKind, tracing } from '../../../core/sdk/index.js';
+import { EngineError, SpanKind, tracing } from '../../../core/sdk/index.js';
 import { PipelineStepError, runPipeline, type PipelineRows, type PipelineStep } from './pipeline.js';
 
 export const APPLICATION_NAME = 'svc-graphql-engine';
@@ -86,6 +86,13 @@ const BEGIN: Record<IsolationLevel, readonly [string, string]> = {
   serializable: ['BEGIN ISOLATION LEVEL SERIALIZABLE', 'BEGIN ISOLATION LEVEL SERIALIZABLE READ ONLY'],
 };
 
+/** Names of the read-write BEGINs when they are prepared (one-trip transactions). */
+const BEGIN_NAME: Record<IsolationLevel, string> = {
+  'read-committed': 'svc_begin_rc',
+  'repeatable-read': 'svc_begin_rr',
+  serializable: 'svc_begin_s',
+};
+
 export function poolConfigFor(conn: ResolvedPgConnection): PoolConfig {
   const t = conn.target;
   const base: PoolConfig =
@@ -110,6 +117,8 @@ export class PgSourcePool implements PgQueryable {
   readonly isolationLevel: IsolationLevel;
   private readonly pool: pg.Pool;
   private readonly retries: number;
+  private readonly maxConnections: number;
+  private readonly poolTimeoutSeconds: number | null;
   private readonly secrets: readonly string[];
   private closing: Promise<void> | undefined;
 
@@ -117,6 +126,8 @@ export class PgSourcePool implements PgQueryable {
     this.usePreparedStatements = conn.usePreparedStatements;
     this.isolationLevel = conn.isolationLevel;
     this.retries = conn.pool.retries;
+    this.maxConnections = conn.pool.maxConnections;
+    this.poolTimeoutSeconds = conn.pool.poolTimeoutSeconds;
     this.secrets = conn.secrets;
     this.pool = new pg.Pool(poolConfigFor(conn));
     const onIdleError = options.onIdleError;
@@ -216,7 +227,10 @@ export class PgSourcePool implements PgQueryable {
       }
       const begin = BEGIN[isolation][readOnly ? 1 : 0];
       if (prefix.length === 0) await client.query(begin);
-      else await runPipeline(client, [{ text: begin }, ...prefix]).catch((e: unknown) => Promise.reject(e instanceof PipelineStepError ? e.cause : e));
+      else {
+        const steps = this.usePreparedStatements ? prefix : prefix.map(({ text, values }) => (values ? { text, values } : { text }));
+        await runPipeline(client, [{ text: begin }, ...steps]).catch((e: unknown) => Promise.reject(e instanceof PipelineStepError ? e.cause : e));
+      }
       const result = await fn(tx);
       await client.query('COMMIT');
       return result;
@@ -258,7 +272,9 @@ export class PgSourcePool implements PgQueryable {
         checkNotPassed(deadline);
         watch = new StatementDeadline(client, deadline);
       }
-      const rows = await runPipeline(client, [{ text: BEGIN[isolation][0] }, ...steps, { text: 'COMMIT' }]);
+      const named = this.usePreparedStatements;
+      const all = [{ text: BEGIN[isolation][0], name: BEGIN_NAME[isolation] }, ...steps, { text: 'COMMIT', name: 'svc_commit' }];
+      const rows = await runPipeline(client, named ? all : all.map(({ text, values }) => (values ? { text, values } : { text })));
       return rows.slice(1, -1);
     } catch (err) {
       const cause = err instanceof PipelineStepError ? err.cause : err;
@@ -349,13 +365,28 @@ export class PgSourcePool implements PgQueryable {
     return this.closing;
   }
 
+  /**
+   * pg-pool's "timeout exceeded when trying to connect" also means "every connection stayed busy
+   * for pool_timeout": said plainly, so a saturated pool is not mistaken for a database outage.
+   */
+  private poolTimeoutError(err: unknown): EngineError | undefined {
+    if (!(err instanceof Error) || !err.message.startsWith('timeout exceeded when trying to connect')) return undefined;
+    if (this.pool.totalCount < this.maxConnections) return undefined;
+    return new EngineError(
+      'connection-not-established',
+      `connection error: no database connection became free within the pool timeout (${this.poolTimeoutSeconds} s): ` +
+        `all ${this.maxConnections} connections of the pool stayed busy (pool_settings.pool_timeout, --pool-timeout)`,
+      { status: 400, internal: { pool: { max_connections: this.maxConnections, pool_timeout: this.poolTimeoutSeconds, waiting: this.pool.waitingCount } } },
+    );
+  }
+
   private async acquire(): Promise<PoolClient> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.pool.connect();
       } catch (err) {
         if (attempt >= this.retries || !isConnectionError(err) || isPermanentConnectionError(err)) {
-          throw connectionEngineError(err, this.secrets);
+          throw this.poolTimeoutError(err) ?? connectionEngineError(err, this.secrets);
         }
       }
     }

@@ -113,8 +113,8 @@ export class PgSourceConnection implements SourceConnection {
     }
     const traceContext = tracing.active ? tracing.currentTraceContext() : undefined;
     const session: PipelineStep = traceContext
-      ? { text: SET_SESSION_TRACED, values: [sessionJson, JSON.stringify(traceContext)] }
-      : { text: SET_SESSION, values: [sessionJson] };
+      ? { text: SET_SESSION_TRACED, values: [sessionJson, JSON.stringify(traceContext)], name: 'svc_set_session_traced' }
+      : { text: SET_SESSION, values: [sessionJson], name: 'svc_set_session' };
     const trip = OneTripMutation.of(plans.map((p) => ({ program: p.plan.program, bound: p.bound })), session, sessionJson);
     if (trip) return this.runInOneTrip(trip, options?.deadline);
     try {

@@ -109,6 +109,32 @@ describe('db/postgres: a transaction in one round trip', function () {
     expect(readyForQuery - before).to.equal(3);
   });
 
+  it('prepares named steps once per connection, also when a step fails after its Parse', async () => {
+    const prepared = new PgSourcePool(resolvedFor(dbName, { use_prepared_statements: true, pool_settings: { max_connections: 1 } }));
+    try {
+      await preparesOnce(prepared);
+    } finally {
+      await prepared.close();
+    }
+  });
+
+  async function preparesOnce(pool: PgSourcePool): Promise<void> {
+    const insert = { text: 'INSERT INTO item VALUES ($1, $2)', name: 'svc_test_insert' };
+    await pool.transactionInOneTrip('read-committed', [
+      { ...insert, values: [1, 'a'] },
+      { ...insert, values: [2, 'b'] },
+    ]);
+    // The named statement fails at execution: it was prepared anyway, and is reused next time.
+    const e = await rejection(pool.transactionInOneTrip('read-committed', [{ ...insert, values: [1, 'again'] }]));
+    expect(((e as PipelineStepError).cause as { code?: string }).code).to.equal('23505');
+    await pool.transactionInOneTrip('read-committed', [{ ...insert, values: [3, 'c'] }]);
+    const prepared = await pool.transactionInOneTrip('read-committed', [
+      { text: `SELECT count(*) FROM pg_prepared_statements WHERE name = 'svc_test_insert'` },
+    ]);
+    expect(prepared).to.deep.equal([[['1']]]);
+    expect(await count('item')).to.equal(3);
+  }
+
   it('passes values as pg renders them (arrays, null, numbers)', async () => {
     const rows = await pool.transactionInOneTrip('read-committed', [
       { text: 'SELECT $1::int[]::text, $2::text IS NULL, $3::numeric', values: [[1, 2, 3], null, 1.5] },

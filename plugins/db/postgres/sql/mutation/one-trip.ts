@@ -74,7 +74,7 @@ export class OneTripMutation {
         const index = this.statement(p.statement, p.path, bound, sessionJson);
         if (index === null) return null;
         if (p.kind === 'direct' && p.checked) {
-          this.steps.push({ text: CHECK_GUARD_SQL });
+          this.steps.push({ text: CHECK_GUARD_SQL, name: 'svc_check_guard' });
           this.roles.push({ kind: 'guard', path: p.path });
         }
         const path = p.path;
@@ -105,7 +105,7 @@ export class OneTripMutation {
       if (a.kind !== 'param') return null;
       values.push(bound[a.index]);
     }
-    this.steps.push({ text: st.text, values });
+    this.steps.push({ text: st.text, values, name: st.name });
     this.roles.push({ kind: 'statement', text: st.text, path });
     return this.steps.length - 1;
   }

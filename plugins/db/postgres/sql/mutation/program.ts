@@ -16,6 +16,8 @@ export type ArgSource = { kind: 'param'; index: number } | { kind: 'slot'; slot:
 
 export interface PgStatement {
   text: string;
+  /** Its prepared-statement name (from the text), used when the source prepares statements. */
+  name: string;
   /** Sources of `$2, $3, ...` (`$1` is always the session JSON). */
   args: ArgSource[];
 }
