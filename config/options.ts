@@ -280,6 +280,18 @@ export const SERVER_OPTIONS = [
     description: 'serve the console on /console (and redirect / there); off, both answer 404',
   },
   {
+    key: 'httpHeadersTimeout', flag: 'http-headers-timeout', env: 'SVC_GRAPHQL_HTTP_HEADERS_TIMEOUT',
+    type: { kind: 'milliseconds', min: 1000 }, default: 20000, scope: 'serve', inEffect: true,
+    note: 'checked every second; the whole request (headers and body) must arrive within max(300 s, this)',
+    description: 'time a client has to send the request headers before the connection is closed (slow clients cannot hold sockets)',
+  },
+  {
+    key: 'workers', flag: 'workers', env: 'SVC_GRAPHQL_WORKERS', type: { kind: 'integer', min: 1, max: 256 },
+    defaultText: 'the number of cores when NODE_ENV=production, else 1', scope: 'serve', inEffect: true,
+    note: 'each worker has its own pools (--pg-connections and pool_settings are per worker) and plan cache; background runners run in worker 1 only',
+    description: 'worker processes serving one port (node:cluster); metadata changes reach every worker at once',
+  },
+  {
     key: 'gracefulShutdownTimeout', flag: 'graceful-shutdown-timeout', env: 'SVC_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT',
     type: SECONDS, default: 60, scope: 'serve', inEffect: true,
     description: 'time to wait for in-flight work before shutting down; unfinished events are marked pending',

@@ -23,7 +23,22 @@ import { dataOperationTypes, type MetadataEndpoint, type MetadataOperation, type
 import { Mutex } from './mutex.js';
 import { jsonTypeName } from '../json-type.js';
 
+/**
+ * Other processes of this engine (--workers): told of a change this process made and installed,
+ * and awaited before the request answers, so the next request sees it whichever worker serves it.
+ */
+export interface MetadataPeers {
+  changed(change: PeerChange): Promise<void>;
+}
+
+export interface PeerChange {
+  resourceVersion: number;
+  /** What the request re-read from the databases (reload_metadata, run_sql); peers re-read it too. */
+  reload: ReloadRequest | null;
+}
+
 export interface MetadataServiceDeps {
+  peers?: MetadataPeers;
   store: MetadataStore;
   ref: SchemaCacheRef;
   connections: SourceConnections;
@@ -83,6 +98,28 @@ export class MetadataService {
   /** Reloads the metadata from the store if another engine changed it; returns the live cache. */
   async syncFromStore(): Promise<SchemaCache> {
     return this.mutex.run(() => this.freshen());
+  }
+
+  /**
+   * Another worker of this engine changed the metadata (or re-read databases): catch up now. A
+   * reload rebuilds even when the stored version did not move, re-reading what the peer re-read.
+   */
+  async applyPeerChange(change: PeerChange): Promise<void> {
+    await this.mutex.run(async () => {
+      if (change.reload === null) {
+        await this.freshen();
+        return;
+      }
+      const live = this.deps.ref.current;
+      const { metadata, resourceVersion } = await this.deps.store.read();
+      const reload = change.reload;
+      const catalogs = new Map<string, DatabaseCatalog>();
+      if (reload.sources !== true) {
+        const names = reload.sources === false ? [] : reload.sources;
+        for (const [name, source] of live.sources) if (!names.includes(name)) catalogs.set(name, source.catalog);
+      }
+      this.install(await buildSchemaCache(this.builderDeps, metadata, resourceVersion, { catalogs, reload }), 'remote');
+    });
   }
 
   private async freshen(): Promise<SchemaCache> {
@@ -172,6 +209,7 @@ export class MetadataService {
       await this.deps.hooks.onMetadataApply.promise({ previous: cache, next, reload: state.reload });
       if (state.changed) next.resourceVersion = await this.deps.store.write(draftRef.draft, cache.resourceVersion);
       this.install(next, 'local');
+      if (this.deps.peers) await this.deps.peers.changed({ resourceVersion: next.resourceVersion, reload: state.reload });
     }
     return { body: bulk ? results : results[0], status };
   }
