@@ -67,7 +67,8 @@ describe('concurrency and limits (integration, real process)', function () {
 
   it('keeps 500 keep-alive connections and 50 requests in flight on a pool of 10 without an error', async () => {
     // FIFO reuse spreads the requests over every open connection instead of the most recent ones.
-    const agent = new Agent({ keepAlive: true, maxSockets: 500, scheduling: 'fifo' });
+    // (Node keeps at most 256 idle sockets per agent unless told otherwise.)
+    const agent = new Agent({ keepAlive: true, maxSockets: 500, maxFreeSockets: 500, scheduling: 'fifo' });
     try {
       const opened = await Promise.all(Array.from({ length: 500 }, (_, i) => gql(agent, engine.url, READ, asUser((i % 3) + 1))));
       expect(opened.every((r) => r.status === 200 && r.body.data?.item?.length > 0), JSON.stringify(opened.find((r) => !r.body.data))).to.equal(true);
@@ -91,8 +92,8 @@ describe('concurrency and limits (integration, real process)', function () {
       await Promise.all(Array.from({ length: 50 }, (_, w) => loop(w)));
       expect(failures, failures[0]).to.deep.equal([]);
       expect(latencies.length).to.be.greaterThan(100);
-      // The open connections take turns (FIFO), many more of them than requests in flight.
-      expect(sockets.size).to.be.greaterThan(Math.min(400, latencies.length / 4));
+      // The 500 open connections take turns (FIFO): nearly all of them serve again.
+      expect(sockets.size).to.be.greaterThan(Math.min(450, latencies.length / 2));
       const p99 = percentile(latencies, 99);
       // Bounded, not fast: a shared 2-core box also runs PostgreSQL and this client.
       expect(p99, `p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`).to.be.lessThan(3000);
