@@ -81,7 +81,12 @@ export class MetadataService {
     }
     // Data operations never change the metadata: they need neither the write lock nor a fresh read.
     if (dataOnly) return this.run(ops, bulk, op.resource_version, session, endpoint, false);
-    return this.mutex.run(() => this.run(ops, bulk, op.resource_version, session, endpoint, true));
+    const changes: PeerChange[] = [];
+    const result = await this.mutex.run(() => this.run(ops, bulk, op.resource_version, session, endpoint, true, changes));
+    // Outside the mutex: a worker catching up with another's change takes its own mutex, and two
+    // workers each waiting for the other while holding theirs would deadlock.
+    if (this.deps.peers) for (const change of changes) await this.deps.peers.changed(change);
+    return result;
   }
 
   /** A single data operation, or a non-empty bulk of them only (see `dataOperationTypes`). */
@@ -150,6 +155,7 @@ export class MetadataService {
     session: Session,
     endpoint: MetadataEndpoint,
     lock: boolean,
+    changes: PeerChange[] = [],
   ): Promise<OperationResult> {
     const cache = lock ? await this.freshen() : this.deps.ref.current;
     if (resourceVersion !== undefined && resourceVersion !== cache.resourceVersion) {
@@ -209,7 +215,7 @@ export class MetadataService {
       await this.deps.hooks.onMetadataApply.promise({ previous: cache, next, reload: state.reload });
       if (state.changed) next.resourceVersion = await this.deps.store.write(draftRef.draft, cache.resourceVersion);
       this.install(next, 'local');
-      if (this.deps.peers) await this.deps.peers.changed({ resourceVersion: next.resourceVersion, reload: state.reload });
+      changes.push({ resourceVersion: next.resourceVersion, reload: state.reload });
     }
     return { body: bulk ? results : results[0], status };
   }
