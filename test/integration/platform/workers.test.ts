@@ -98,6 +98,15 @@ describe('--workers 2: one port, shared metadata, background work once (integrat
     }
   });
 
+  it('answers metadata requests made through both workers at once (no worker waits on the other forever)', async () => {
+    const started = Date.now();
+    const answers = await Promise.all([meta({ type: 'reload_metadata', args: {} }), meta({ type: 'reload_metadata', args: {} })]);
+    expect(answers.map((a) => a.status)).to.deep.equal([200, 200]);
+    expect(new Set(answers.map((a) => a.worker)).size).to.equal(2);
+    // Far below the 30 s a relay may wait for a worker that does not confirm.
+    expect(Date.now() - started).to.be.lessThan(15_000);
+  });
+
   it('delivers each event once, whichever worker wrote the row', async () => {
     expect((await meta({ type: 'pg_track_table', args: { table: 'note' } })).status).to.equal(200);
     const created = await meta({ type: 'pg_create_event_trigger', args: { name: 'note_created', table: 'note', webhook: `${sink.url}/hook`, insert: { columns: '*' } } });
