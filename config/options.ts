@@ -288,7 +288,7 @@ export const SERVER_OPTIONS = [
   {
     key: 'workers', flag: 'workers', env: 'SVC_GRAPHQL_WORKERS', type: { kind: 'integer', min: 1, max: 256 },
     defaultText: 'the number of cores when NODE_ENV=production, else 1', scope: 'serve', inEffect: true,
-    note: 'each worker has its own pools (--pg-connections and pool_settings are per worker) and plan cache; background runners run in worker 1 only',
+    note: 'each worker has its own pools, which split --pg-connections and pool_settings.max_connections between them (rounded up), and its own plan cache; background runners run in worker 1 only; needs a database URL (the embedded database serves one process)',
     description: 'worker processes serving one port (node:cluster); metadata changes reach every worker at once',
   },
   {

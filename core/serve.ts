@@ -6,13 +6,26 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import type { ServerConfig } from './config/types.js';
+import { BootError } from './errors.js';
 import { startEngine } from './engine.js';
 import { createLogger } from './logger.js';
 import { runPrimary } from './workers/primary.js';
 import { workerLink } from './workers/worker.js';
 
-/** --workers, or its default: every core in production, one process otherwise. */
-export function workerCount(config: Pick<ServerConfig, 'workers'>, env: NodeJS.ProcessEnv = process.env): number {
+/**
+ * --workers, or its default: every core in production, one process otherwise. The embedded
+ * database (no database URL at all) lives in one process's memory behind a lock file, so it
+ * serves one process: the default is then 1, and asking for more is refused.
+ */
+export function workerCount(config: Pick<ServerConfig, 'workers' | 'databaseUrl' | 'metadataDatabaseUrl'>, env: NodeJS.ProcessEnv = process.env): number {
+  const embedded = !config.databaseUrl && !config.metadataDatabaseUrl;
+  if (embedded && config.workers !== undefined && config.workers > 1) {
+    throw new BootError(
+      'E_OPTION_INVALID',
+      `--workers ${config.workers} (SVC_GRAPHQL_WORKERS) needs a database URL: the embedded database serves one process (give --database-url, or use --workers 1)`,
+    );
+  }
+  if (embedded) return 1;
   return config.workers ?? (env['NODE_ENV'] === 'production' ? availableParallelism() : 1);
 }
 

@@ -22,3 +22,15 @@ export function isWorkerMessage(m: unknown): m is WorkerMessage {
 
 /** The environment variable that tells a worker its number (1..N, stable across restarts). */
 export const WORKER_ID_ENV = 'SVC_GRAPHQL_WORKER_ID';
+
+/** How many workers the engine runs (set by the primary for its workers; unset means 1). */
+export const WORKER_COUNT_ENV = 'SVC_GRAPHQL_WORKER_COUNT';
+
+/**
+ * The number of processes this engine runs. Pools divide their connections by it, so that
+ * `max_connections` (and --pg-connections) bound the whole engine, as with one process.
+ */
+export function engineWorkerCount(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env[WORKER_COUNT_ENV] ?? 1);
+  return Number.isSafeInteger(n) && n > 0 ? n : 1;
+}

@@ -6,7 +6,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from '../logger.js';
-import { isWorkerMessage, WORKER_ID_ENV, type WorkerMessage } from './messages.js';
+import { isWorkerMessage, WORKER_COUNT_ENV, WORKER_ID_ENV, type WorkerMessage } from './messages.js';
 
 interface Relay {
   origin: number;
@@ -58,7 +58,7 @@ export function runPrimary(count: number, logger: Logger): Promise<number> {
   };
 
   const fork = (slot: number): void => {
-    const w = cluster.fork({ [WORKER_ID_ENV]: String(slot) });
+    const w = cluster.fork({ [WORKER_ID_ENV]: String(slot), [WORKER_COUNT_ENV]: String(count) });
     workers.set(slot, w);
     w.on('message', (m: unknown) => onMessage(slot, m));
     w.on('listening', () => {

@@ -2,10 +2,10 @@
  * `npm run bench:workers [-- options]`: how the engine scales with --workers. Q1 (pk lookup) on a
  * private cluster, the engine started with 1, then 2 (or --workers a,b,...) worker processes,
  * each measured with wrk at the given connection levels. Engine CPU is the primary's and its
- * workers' together; the pool is per worker (--pool connections each). Options:
+ * workers' together; the pool (--pool) is the engine's, split between the workers. Options:
  *   --quick                 short runs (CI smoke test): 1 s warm-up, 3 s, one repetition
  *   --workers 1,2           worker counts          --connections 10,20   wrk connections
- *   --duration <s> --warmup <s> --repetitions <n>  --pool <n> (per worker, default 10)
+ *   --duration <s> --warmup <s> --repetitions <n>  --pool <n> (the engine's, default 10)
  *   --out <dir>             results directory (default test/bench/results, tmp/ in quick mode)
  *
  * On this 2-core box the engine, PostgreSQL and wrk share the cores, so 2 workers can at best
@@ -98,7 +98,7 @@ const base = (c: number) => rows.find((r) => r.workers === workerCounts[0] && r.
 const lines = [
   `# svc-graphql-engine --workers scaling, ${quick ? 'quick' : 'full'} run, ${startedAt}`,
   '',
-  `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}); load average at the end ${loadavg().map((x) => x.toFixed(2)).join(' ')}. Q1 (pk lookup, admin), pool ${poolSize} per worker.`,
+  `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}); load average at the end ${loadavg().map((x) => x.toFixed(2)).join(' ')}. Q1 (pk lookup, admin), pool ${poolSize} split between the workers.`,
   '',
   '| workers | c | rps | spread | p50 ms | p99 ms | engine CPU µs/req (all processes) | PG CPU µs/req | rps ÷ first |',
   '|---|---|---|---|---|---|---|---|---|',

@@ -16,7 +16,7 @@ import {
   scrubbedMessage,
 } from './pg-errors.js';
 import { StatementDeadline, checkNotPassed, timeLimitExceeded } from './statement-deadline.js';
-import { EngineError, SpanKind, tracing } from '../../../core/sdk/index.js';
+import { EngineError, SpanKind, engineWorkerCount, tracing } from '../../../core/sdk/index.js';
 import { PipelineStepError, runPipeline, type PipelineRows, type PipelineStep } from './pipeline.js';
 
 export const APPLICATION_NAME = 'svc-graphql-engine';
@@ -102,7 +102,8 @@ export function poolConfigFor(conn: ResolvedPgConnection): PoolConfig {
   return {
     ...base,
     application_name: APPLICATION_NAME,
-    max: conn.pool.maxConnections,
+    // With --workers N each worker has its own pool: the configured size is the engine's, split.
+    max: Math.max(1, Math.ceil(conn.pool.maxConnections / engineWorkerCount())),
     idleTimeoutMillis: conn.pool.idleTimeoutSeconds * 1000,
     // pg-pool treats 0 as "no limit", matching an absent pool_timeout.
     connectionTimeoutMillis: (conn.pool.poolTimeoutSeconds ?? 0) * 1000,
@@ -126,7 +127,7 @@ export class PgSourcePool implements PgQueryable {
     this.usePreparedStatements = conn.usePreparedStatements;
     this.isolationLevel = conn.isolationLevel;
     this.retries = conn.pool.retries;
-    this.maxConnections = conn.pool.maxConnections;
+    this.maxConnections = Math.max(1, Math.ceil(conn.pool.maxConnections / engineWorkerCount()));
     this.poolTimeoutSeconds = conn.pool.poolTimeoutSeconds;
     this.secrets = conn.secrets;
     this.pool = new pg.Pool(poolConfigFor(conn));
