@@ -7,6 +7,7 @@
  * `--database-url` or, without one, on the embedded PostgreSQL it starts. Not safe to disable
  * unless another plugin provides `metadataStore`.
  */
+import { POSTGRES_SCALAR_TYPES } from './scalar-types.js';
 import {
   addSourceToDraft,
   asFunction,
@@ -48,6 +49,7 @@ export default definePlugin({
       kind: 'postgres',
       prefix: 'pg',
       capabilities: { functions: true, computedFields: true, enumTables: true, runSql: true, mutations: true, eventTriggers: true, remoteRelationships: true },
+      scalarTypes: POSTGRES_SCALAR_TYPES,
       validateConfiguration: (configuration, path) => {
         parsePgSourceConfiguration(configuration, path);
       },
