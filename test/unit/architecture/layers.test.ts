@@ -81,6 +81,7 @@ export const LAYERS: ReadonlyArray<{ layer: string; units: ReadonlyArray<[unit: 
     units: [
       ['kernel', ['kernel/']],
       ['engine', ['engine.ts', 'serve.ts', 'cli.ts', 'main.ts', 'index.ts']],
+      ['workers', ['workers/']],
       ['sdk', ['sdk/']],
       ['project', ['project/']],
     ],
