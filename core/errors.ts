@@ -46,6 +46,8 @@ export type ErrorCode =
   | 'validation-failed'
   | 'template-resolution-failed'
   | 'timeout'
+  // --pg-statement-timeout: the database did not answer a statement in time (engine's own code).
+  | 'statement-timeout'
   // API limits: the reference engine does not publish the codes of its (closed-source) enforcers.
   | 'depth-limit-exceeded'
   | 'node-limit-exceeded'

@@ -36,6 +36,7 @@ export default definePlugin({
     const logger = container.resolve<Logger>('logger');
     const config = container.resolve<ServerConfig>('config');
     const engineDatabase = new EngineDatabase(config, env, logger);
+    const engineSourceDefaults = { statementTimeoutSeconds: config.pgStatementTimeout || null };
     container.register({
       [METADATA_STORE_KEY]: asFunction(() => new PgMetadataStore(() => engineDatabase.metadataDatabase()))
         .singleton()
@@ -54,7 +55,7 @@ export default definePlugin({
         parsePgSourceConfiguration(configuration, path);
       },
       connect: (sourceName, configuration) =>
-        new PgSourceConnection(resolvePgSourceConfiguration(configuration, env), (message) =>
+        new PgSourceConnection(resolvePgSourceConfiguration(configuration, env, { defaults: engineSourceDefaults }), (message) =>
           logger.warn('source-health', { source: sourceName, message }),
         ),
       defaultSource: () => engineDatabase.defaultSource(),
