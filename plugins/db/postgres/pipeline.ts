@@ -10,7 +10,9 @@
  * callbacks the client calls for the active query), the same interface pg-cursor uses.
  */
 import { createRequire } from 'node:module';
+import type pg from 'pg';
 import type { PoolClient } from 'pg';
+import { StatementStalledError, stallTimeoutOf, withStallDeadline } from './stall-guard.js';
 
 /** pg's own conversion of JS values to parameter text (arrays, dates, buffers, objects). */
 const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue(v: unknown): unknown };
@@ -146,9 +148,17 @@ class PipelineQuery {
   }
 }
 
-/** Sends `steps` in one round trip on `client`; rejects with a PipelineStepError. */
+/**
+ * Sends `steps` in one round trip on `client`; rejects with a PipelineStepError. On a client
+ * guarding against stalled paths (--pg-statement-timeout) the pipeline gets the same guard, each
+ * statement allowed the timeout (the guard wraps only promise-returning `query` calls).
+ */
 export function runPipeline(client: PoolClient, steps: readonly PipelineStep[]): Promise<PipelineRows> {
   const q = new PipelineQuery(steps);
   (client as unknown as { query(q: PipelineQuery): unknown }).query(q);
-  return q.done;
+  const timeoutMs = stallTimeoutOf(client);
+  if (timeoutMs === undefined) return q.done;
+  return withStallDeadline(client as unknown as pg.Client, q.done, timeoutMs, steps.length).catch((e: unknown) =>
+    Promise.reject(e instanceof StatementStalledError ? new PipelineStepError(-1, e) : e),
+  );
 }

@@ -7,7 +7,9 @@ import { expect } from 'chai';
 import type pg from 'pg';
 import { PgSourcePool } from '../../../../plugins/db/postgres/pool.js';
 import { PipelineStepError } from '../../../../plugins/db/postgres/pipeline.js';
-import { createTestDatabase, dropTestDatabase, resolvedFor, runScript } from './helpers.js';
+import { PG_PORT, createTestDatabase, dropTestDatabase, resolvedFor, runScript } from './helpers.js';
+import { startStallingProxy } from '../../../helpers/stalling-proxy.js';
+import type { EngineError } from '../../../../core/errors.js';
 
 async function rejection(p: Promise<unknown>): Promise<unknown> {
   try {
@@ -134,6 +136,29 @@ describe('db/postgres: a transaction in one round trip', function () {
     expect(prepared).to.deep.equal([[['1']]]);
     expect(await count('item')).to.equal(3);
   }
+
+  it('fails with statement-timeout, not a hang, when the path to the database stalls (--pg-statement-timeout)', async () => {
+    const proxy = await startStallingProxy('127.0.0.1', PG_PORT);
+    const guarded = new PgSourcePool({ ...resolvedFor(dbName, { pool_settings: { max_connections: 1 } }, proxy.port), statementTimeoutSeconds: 1 });
+    try {
+      await guarded.transactionInOneTrip('read-committed', [{ text: 'INSERT INTO item VALUES (50, $1)', values: ['before'] }]);
+      proxy.stall();
+      const started = Date.now();
+      const e = (await rejection(guarded.transactionInOneTrip('read-committed', [{ text: 'INSERT INTO item VALUES (51, $1)', values: ['stalled'] }]))) as EngineError;
+      // Three statements (BEGIN, the insert, COMMIT), each allowed the 1 s timeout, plus the grace.
+      expect(Date.now() - started).to.be.lessThan(6000);
+      expect(e.code).to.equal('statement-timeout');
+      proxy.resume();
+      await guarded.transactionInOneTrip('read-committed', [{ text: 'INSERT INTO item VALUES (52, $1)', values: ['after'] }]);
+      // The stalled transaction's outcome is unknown to the client (the proxy may deliver what it
+      // held once it forwards again), as with any connection lost mid-statement.
+      expect((await pool.query('SELECT id FROM item WHERE id >= 50 ORDER BY id')).rows.map((r) => r['id'])).to.include.members([50, 52]);
+    } finally {
+      proxy.resume();
+      await guarded.close();
+      await proxy.close();
+    }
+  });
 
   it('passes values as pg renders them (arrays, null, numbers)', async () => {
     const rows = await pool.transactionInOneTrip('read-committed', [
