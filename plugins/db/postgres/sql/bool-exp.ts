@@ -11,7 +11,7 @@ import {
 } from '../../../../core/sdk/index.js';
 import type { CompileContext } from './context.js';
 import { quoteIdent, quoteTable, sqlType } from './quote.js';
-import { valueSql } from './values.js';
+import { castType, valueSql } from './values.js';
 import { callSql } from './function-call.js';
 
 /** Which table a bare column means: `cur` is the table being filtered, `root` where the filter began. */
@@ -44,8 +44,13 @@ export function scalarSql(ctx: CompileContext, e: ScalarExprIR, table: string): 
 export function comparisonSql(ctx: CompileContext, lhs: string, op: ComparisonOp, rhs: TypedValueIR): string {
   if (op === '_is_null') return isNullSql(ctx, lhs, rhs);
   const v = valueSql(ctx, rhs, ARRAY_RHS.has(op));
-  if (op === '_in') return `(${lhs} = ANY(${v}))`;
-  if (op === '_nin') return `(${lhs} <> ALL(${v}))`;
+  if (op === '_in' || op === '_nin') {
+    // A session variable is a scalar sub-select, and `ANY((SELECT ...))` would parse as the
+    // sub-query form of ANY (comparing each element with the whole array): a cast makes it an
+    // array expression.
+    const arr = rhs.value.kind === 'session' ? `${v}::${castType(rhs, true)}` : v;
+    return op === '_in' ? `(${lhs} = ANY(${arr}))` : `(${lhs} <> ALL(${arr}))`;
+  }
   const sqlOp = BINARY_OPS[op];
   if (sqlOp === undefined) throw errors.unexpected(`unsupported comparison operator ${op}`);
   return `(${lhs} ${sqlOp} ${v})`;
