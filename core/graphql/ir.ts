@@ -78,6 +78,8 @@ export type BoolExpIR =
   | { kind: 'relationship'; target: TableRef; mapping: Array<[string, string]>; where: BoolExpIR }
   /** `_exists`: an uncorrelated EXISTS over any table of the source. */
   | { kind: 'exists'; target: TableRef; where: BoolExpIR }
+  /** Through a computed field returning rows of `target`: EXISTS a row of the call matching `where`. */
+  | { kind: 'computedTable'; call: FunctionCallIR; target: TableRef; where: BoolExpIR }
   /** Aggregate predicate over an array relationship: e.g. count of related rows matching `filter` > 2. */
   | {
       kind: 'aggregatePredicate';
@@ -101,6 +103,15 @@ export type OrderExprIR =
       kind: 'arrayAggregate';
       target: TableRef;
       mapping: Array<[string, string]>;
+      filter: BoolExpIR | null;
+      fn: 'count' | AggregateFn;
+      column?: { name: string; type: string };
+    }
+  /** Order by an aggregate over the rows a computed field returns (`<field>_aggregate`). */
+  | {
+      kind: 'computedAggregate';
+      call: FunctionCallIR;
+      target: TableRef;
       filter: BoolExpIR | null;
       fn: 'count' | AggregateFn;
       column?: { name: string; type: string };

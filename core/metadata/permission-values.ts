@@ -59,6 +59,14 @@ export function comparedType(column: ResolvedColumn, tables: ReadonlyMap<string,
   };
 }
 
+/** The type a scalar computed field returns, as a compared column's. */
+export function returnedType(type: string, typeKind: string | undefined): ComparedType {
+  const isArray = typeKind === 'array' || /^_./.test(type);
+  const base = isArray ? type.replace(/^_/, '') : type;
+  const name = REFERENCE_NAMES[base] ?? base;
+  return { base, isArray, enumTable: null, display: isArray ? `${name}[]` : name };
+}
+
 /** A plain scalar of the given type (for `_has_key`'s text, `_cast` targets). */
 export const scalarType = (base: string): ComparedType => ({ base, isArray: false, enumTable: null, display: REFERENCE_NAMES[base] ?? base });
 

@@ -70,6 +70,10 @@ class Walker {
       case 'exists':
         this.table(e.target);
         return this.boolExp(e.where);
+      case 'computedTable':
+        this.table(e.target);
+        this.call(e.call);
+        return this.boolExp(e.where);
       case 'aggregatePredicate':
         this.table(e.target);
         this.boolExp(e.filter);
@@ -90,6 +94,10 @@ class Walker {
         return this.order(e.expr);
       case 'arrayAggregate':
         this.table(e.target);
+        return this.boolExp(e.filter);
+      case 'computedAggregate':
+        this.table(e.target);
+        this.call(e.call);
         return this.boolExp(e.filter);
       case 'column':
         return;

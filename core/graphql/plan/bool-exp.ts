@@ -15,10 +15,10 @@ import {
 import { present, jsonInput, leafValue, listItems, objectEntries, toJson, validationError, type Input, type MaybeCtx } from './input.js';
 import { tableRef, type ComputedFieldView, type RelationshipView, type TableView } from './view.js';
 import type { PlanContext } from '../schema-draft.js';
-import type { ResolvedTable } from '../../schema-cache/model.js';
+import type { ResolvedComputedField, ResolvedTable } from '../../schema-cache/model.js';
 import { scalarInfo } from '../scalars.js';
 import { EngineError } from '../../errors.js';
-import { implicitCall } from './computed-field.js';
+import { implicitCall, rowCall } from './computed-field.js';
 
 // ---------------------------------------------------------------------------------------------
 // `where` arguments
@@ -80,6 +80,18 @@ export function buildWhere(view: TableView, input: Input, ctx: PlanContext, path
       items.push(buildComparison(compared, value, ctx, graphqlComparisonMode(naming), at));
       continue;
     }
+    const rows = rowsComputedField(view, key);
+    if (rows) {
+      // The target's permission is applied as it is through a relationship.
+      const inner = buildWhere(rows.target!, value, ctx, at);
+      items.push({
+        kind: 'computedTable',
+        call: implicitCall(rows, ctx, at),
+        target: rows.target!.ref,
+        where: andMaybe(rows.target!.permissionFilter(), inner) ?? inner,
+      });
+      continue;
+    }
     throw validationError(`field '${key}' not found in type: '${typeName}'`, at);
   }
   return and(items);
@@ -89,6 +101,12 @@ export function buildWhere(view: TableView, input: Input, ctx: PlanContext, path
 export function filterableComputedField(view: TableView, field: string): ComputedFieldView | undefined {
   const c = view.computedFieldsByField.get(field);
   return c && c.scalar && c.args.length === 0 ? c : undefined;
+}
+
+/** A computed field returning rows usable in `where` (and, aggregated, in `order_by`): no client arguments. */
+export function rowsComputedField(view: TableView, field: string): ComputedFieldView | undefined {
+  const c = view.computedFieldsByField.get(field);
+  return c && c.target && c.args.length === 0 ? c : undefined;
 }
 
 const PREDICATE_TYPES: Readonly<Record<'count' | 'bool_and' | 'bool_or', { dbType: string; graphqlType: string }>> = {
@@ -212,11 +230,33 @@ function permissionExp(table: ResolvedTable, input: Input, tables: ReadonlyMap<s
         mapping: rel.mapping,
         where: permissionExp(target, value, tables, at),
       });
+    } else if (table.computedFields?.has(rawKey)) {
+      items.push(permissionComputed(table.computedFields.get(rawKey)!, value, tables, at));
     } else {
       throw new EngineError('unexpected', `no column or relationship "${rawKey}" in table "${table.key}"`, { path: at });
     }
   }
   return and(items);
+}
+
+/** A computed field of the row (validated to take no client arguments): compared, or filtered through. */
+function permissionComputed(cf: ResolvedComputedField, value: Input, tables: ReadonlyMap<string, ResolvedTable>, path: string): BoolExpIR {
+  const call = rowCall(cf);
+  const returns = cf.returns;
+  if (returns.kind === 'table') {
+    const target = lookupTable(tables, returns.table, path);
+    return { kind: 'computedTable', call, target: tableRef(target), where: permissionExp(target, value, tables, path) };
+  }
+  return permissionComparison(
+    {
+      expr: { kind: 'computed', call, type: returns.type },
+      type: returns.type,
+      info: scalarInfo(returns.type, returns.typeKind ? { typeKind: returns.typeKind } : {}),
+      graphqlType: returns.type,
+    },
+    value,
+    path,
+  );
 }
 
 function permissionColumn(table: ResolvedTable, name: string, value: Input, path: string): BoolExpIR {
@@ -230,6 +270,10 @@ function permissionColumn(table: ResolvedTable, name: string, value: Input, path
     }),
     graphqlType: column.type,
   };
+  return permissionComparison(compared, value, path);
+}
+
+function permissionComparison(compared: ComparedColumn, value: Input, path: string): BoolExpIR {
   const raw = toJson(value, null);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     // `{"author_id": "X-Svc-User-Id"}` is shorthand for `_eq`.
@@ -237,7 +281,7 @@ function permissionColumn(table: ResolvedTable, name: string, value: Input, path
       kind: 'compare',
       lhs: compared.expr,
       op: '_eq',
-      rhs: leafValue(value, null, { dbType: column.type, graphqlType: column.type, sessionVariables: true, nullable: true }, path),
+      rhs: leafValue(value, null, { dbType: compared.type, graphqlType: compared.graphqlType, sessionVariables: true, nullable: true }, path),
     };
   }
   return buildComparison(compared, value, null, permissionComparisonMode, path);

@@ -27,6 +27,7 @@ function fromBoolExp(e: BoolExpIR | null, out: Found): void {
       return fromValue(e.rhs, out);
     case 'relationship':
     case 'exists':
+    case 'computedTable':
       return fromBoolExp(e.where, out);
     case 'aggregatePredicate':
       fromBoolExp(e.filter, out);
@@ -40,7 +41,7 @@ function fromOrder(e: OrderExprIR, out: Found): void {
   if (e.kind === 'objectRelationship') {
     fromBoolExp(e.filter, out);
     fromOrder(e.expr, out);
-  } else if (e.kind === 'arrayAggregate') {
+  } else if (e.kind === 'arrayAggregate' || e.kind === 'computedAggregate') {
     fromBoolExp(e.filter, out);
   }
 }

@@ -16,7 +16,7 @@ import { qualifiedTableName } from '../../metadata/types.js';
 import type { ColumnView, TableView } from '../plan/view.js';
 import { comparisonType, orderByEnum, scalarComparison } from './comparison.js';
 import { sortedFields, type TypeRegistry } from './registry.js';
-import { filterableComputedField } from '../plan/bool-exp.js';
+import { filterableComputedField, rowsComputedField } from '../plan/bool-exp.js';
 
 export const NUMERIC_AGGREGATES = ['avg', 'stddev', 'stddev_pop', 'stddev_samp', 'sum', 'var_pop', 'var_samp', 'variance'] as const;
 export const COMPARABLE_AGGREGATES = ['max', 'min'] as const;
@@ -79,6 +79,9 @@ export function boolExpType(reg: TypeRegistry, view: TableView): GraphQLInputObj
           fields[c.field] = { type: comparisonType(reg, view.naming, c, columnEnumType(reg, c)) };
         }
         for (const c of filterableComputedFields(view)) fields[c.field] = { type: comparisonType(reg, view.naming, c.scalar!) };
+        for (const c of view.computedFields) {
+          if (rowsComputedField(view, c.field)) fields[c.field] = { type: boolExpType(reg, c.target!) };
+        }
         for (const r of view.relationships) {
           fields[r.field] = { type: boolExpType(reg, r.target) };
           if (r.aggregateField) {
@@ -162,7 +165,8 @@ export function orderByType(reg: TypeRegistry, view: TableView): GraphQLInputObj
   const objectRels = view.relationships.filter((r) => r.rel.kind === 'object' && r.target.columns.length > 0);
   const aggRels = view.relationships.filter((r) => r.aggregateField);
   const computed = filterableComputedFields(view);
-  if (view.columns.length + objectRels.length + aggRels.length + computed.length === 0) return null;
+  const computedAggs = view.computedFields.filter((c) => rowsComputedField(view, c.field));
+  if (view.columns.length + objectRels.length + aggRels.length + computed.length + computedAggs.length === 0) return null;
   const name = view.names.orderBy;
   return reg.get(name, () =>
     new GraphQLInputObjectType({
@@ -178,6 +182,7 @@ export function orderByType(reg: TypeRegistry, view: TableView): GraphQLInputObj
           if (t) fields[r.field] = { type: t };
         }
         for (const r of aggRels) fields[r.aggregateField!] = { type: aggregateOrderByType(reg, r.target) };
+        for (const c of computedAggs) fields[view.naming.field(`${c.field}_aggregate`)] = { type: aggregateOrderByType(reg, c.target!) };
         return sortedFields(fields);
       },
     }),

@@ -131,6 +131,11 @@ export function boolExpSql(ctx: CompileContext, e: BoolExpIR, scope: Scope): str
       );
     case 'exists':
       return subFilter(ctx, e.target, (a) => boolExpSql(ctx, e.where, { cur: a, root: scope.root }));
+    case 'computedTable': {
+      // The function is called with the current row, as when the field is selected.
+      const a = ctx.alias();
+      return `EXISTS (SELECT 1 FROM ${callSql(ctx, e.call, scope.cur)} AS ${a} WHERE ${boolExpSql(ctx, e.where, { cur: a, root: scope.root })})`;
+    }
     case 'aggregatePredicate': {
       const a = ctx.alias();
       const where = andSql([
