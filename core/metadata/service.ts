@@ -37,6 +37,8 @@ interface RequestState {
   changed: boolean;
   reload: ReloadRequest | null;
   allowInconsistent: boolean;
+  /** What new inconsistencies are judged against when set (after a reload), instead of the live cache's. */
+  accepted: readonly InconsistentObject[] | null;
   catalogs: Map<string, DatabaseCatalog>;
   preview: { draftJson: string; cache: SchemaCache } | null;
 }
@@ -53,7 +55,7 @@ export class MetadataService {
 
   /** Handles one request body on a metadata endpoint for an authenticated session. */
   async handle(body: unknown, session: Session, endpoint: MetadataEndpoint): Promise<OperationResult> {
-    const dataOnly = endpoint === 'query' && this.isDataRequest(body);
+    const dataOnly = (endpoint === 'query' || endpoint === 'schema') && this.isDataRequest(body);
     if (!isAdmin(session) && !dataOnly) throw new EngineError('access-denied', 'restricted access : admin only', { path: '$' });
     const op = parseOperation(body, '$');
     const bulk = op.type === 'bulk';
@@ -122,7 +124,7 @@ export class MetadataService {
         { status: 409, path: '$' },
       );
     }
-    const state: RequestState = { changed: false, reload: null, allowInconsistent: false, catalogs: new Map(), preview: null };
+    const state: RequestState = { changed: false, reload: null, allowInconsistent: false, accepted: null, catalogs: new Map(), preview: null };
     // Copied on first use: requests that only read (data operations, exports) never pay for it.
     let draft: MetadataDocument | undefined;
     const draftRef = {
@@ -160,7 +162,7 @@ export class MetadataService {
       }
       const next = await this.preview(draftRef.draft, cache, state);
       if (state.changed) {
-        const added = newInconsistencies(cache.inconsistentObjects, next.inconsistentObjects);
+        const added = newInconsistencies(state.accepted ?? cache.inconsistentObjects, next.inconsistentObjects);
         if (added.length > 0 && !state.allowInconsistent) {
           throw new EngineError('unexpected', 'cannot continue due to new inconsistent metadata', {
             status: 400,
@@ -233,6 +235,9 @@ export class MetadataService {
       },
       allowInconsistency: () => {
         state.allowInconsistent = true;
+      },
+      acceptInconsistencies: (objects) => {
+        state.accepted = objects;
       },
       dbKind: (kindOrPrefix) => requireDatabaseKind(container, kindOrPrefix),
       catalogFor: async (sourceName) => {
