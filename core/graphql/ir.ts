@@ -8,6 +8,8 @@
  * user of a role).
  */
 
+import type { AggregatePredicateFn } from './aggregate-predicates.js';
+
 export interface TableRef {
   schema: string;
   name: string;
@@ -85,7 +87,8 @@ export type BoolExpIR =
       kind: 'aggregatePredicate';
       target: TableRef;
       mapping: Array<[string, string]>;
-      fn: 'count' | 'bool_and' | 'bool_or';
+      /** See core/graphql/aggregate-predicates.ts; `args` are column names (`corr`: Y then X). */
+      fn: AggregatePredicateFn;
       args: string[];
       distinct: boolean;
       filter: BoolExpIR | null;
@@ -129,7 +132,8 @@ export type AggregateFn =
   | 'variance' | 'var_pop' | 'var_samp';
 
 export type FieldIR =
-  | { kind: 'column'; alias: string; name: string; type: string }
+  /** `jsonPath`: a json/jsonb column's `path` argument, the value at that path (`#>`). */
+  | { kind: 'column'; alias: string; name: string; type: string; jsonPath?: Array<string | number> }
   | { kind: 'typename'; alias: string; typeName: string }
   | { kind: 'objectRelationship'; alias: string; mapping: Array<[string, string]>; select: SelectIR }
   | { kind: 'arrayRelationship'; alias: string; mapping: Array<[string, string]>; select: SelectIR }

@@ -19,6 +19,7 @@ import type { ResolvedComputedField, ResolvedTable } from '../../schema-cache/mo
 import { scalarInfo } from '../scalars.js';
 import { EngineError } from '../../errors.js';
 import { implicitCall, rowCall } from './computed-field.js';
+import { AGGREGATE_PREDICATES, PAIR_ARGUMENTS } from '../aggregate-predicates.js';
 
 // ---------------------------------------------------------------------------------------------
 // `where` arguments
@@ -109,12 +110,6 @@ export function rowsComputedField(view: TableView, field: string): ComputedField
   return c && c.target && c.args.length === 0 ? c : undefined;
 }
 
-const PREDICATE_TYPES: Readonly<Record<'count' | 'bool_and' | 'bool_or', { dbType: string; graphqlType: string }>> = {
-  count: { dbType: 'int4', graphqlType: 'Int' },
-  bool_and: { dbType: 'bool', graphqlType: 'Boolean' },
-  bool_or: { dbType: 'bool', graphqlType: 'Boolean' },
-};
-
 /** `articles_aggregate: {count: {predicate: {_gt: 1}, filter: {...}, arguments: [...], distinct}}`. */
 function buildAggregatePredicate(agg: RelationshipView, input: Input, ctx: PlanContext, path: string): BoolExpIR {
   const target = agg.target;
@@ -122,9 +117,10 @@ function buildAggregatePredicate(agg: RelationshipView, input: Input, ctx: PlanC
   const entries = objectEntries(input, ctx, path, target.names.aggregateBoolExp);
   if (entries.length !== 1) throw validationError('exactly one predicate should be specified', path);
   const [key, body] = entries[0]!;
-  const fn = (['count', 'bool_and', 'bool_or'] as const).find((f) => naming.field(f) === key);
+  const sig = AGGREGATE_PREDICATES.find((s) => naming.field(s.fn) === key);
   const at = `${path}.${key}`;
-  if (!fn) throw validationError(`field '${key}' not found in type: '${target.names.aggregateBoolExp}'`, at);
+  if (!sig) throw validationError(`field '${key}' not found in type: '${target.names.aggregateBoolExp}'`, at);
+  const fn = sig.fn;
 
   let args: string[] = [];
   let distinct = false;
@@ -134,7 +130,11 @@ function buildAggregatePredicate(agg: RelationshipView, input: Input, ctx: PlanC
     const vAt = `${at}.${k}`;
     if (k === naming.field('arguments')) {
       const given = present(v, ctx);
-      args = given ? listItems(given, ctx).map((item) => columnNameOf(target, toJson(item, ctx), vAt)) : [];
+      if (!given) args = [];
+      else if (sig.args === 'pair') {
+        const pair = toJson(given, ctx) as Record<string, unknown>;
+        args = PAIR_ARGUMENTS.map((a) => columnNameOf(target, pair?.[a], `${vAt}.${a}`));
+      } else args = listItems(given, ctx).map((item) => columnNameOf(target, toJson(item, ctx), vAt));
     } else if (k === naming.field('distinct')) {
       distinct = toJson(v, ctx) === true;
     } else if (k === naming.field('filter')) {
@@ -147,7 +147,7 @@ function buildAggregatePredicate(agg: RelationshipView, input: Input, ctx: PlanC
     }
   }
   if (!predicate) throw validationError(`missing required field 'predicate'`, at);
-  const type = PREDICATE_TYPES[fn];
+  const type = sig.returns;
   const compared: ComparedColumn = {
     expr: { kind: 'column', name: fn, type: type.dbType },
     type: type.dbType,

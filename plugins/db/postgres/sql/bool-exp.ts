@@ -2,6 +2,7 @@
  * Boolean expressions (`where`, permission filters) into SQL conditions.
  */
 import {
+  type AggregatePredicateFn,
   type BoolExpIR,
   type ComparisonOp,
   errors,
@@ -72,11 +73,11 @@ export function joinSql(mapping: Array<[string, string]>, from: string, to: stri
   return mapping.map(([a, b]) => `(${from}.${quoteIdent(a)} = ${to}.${quoteIdent(b)})`).join(' AND ');
 }
 
-/** SQL for an aggregate call over `table` in an aggregate predicate. */
-function predicateAggSql(fn: 'count' | 'bool_and' | 'bool_or', args: string[], distinct: boolean, table: string): string {
+/** SQL for an aggregate call over `table` in an aggregate predicate (`corr`/`covar_samp` take Y, X). */
+function predicateAggSql(fn: AggregatePredicateFn, args: string[], distinct: boolean, table: string): string {
   const d = distinct ? 'DISTINCT ' : '';
   const cols = args.map((c) => table + '.' + quoteIdent(c));
-  if (fn !== 'count') return `${fn}(${d}${cols[0] ?? 'NULL'})`;
+  if (fn !== 'count') return `${fn}(${d}${cols.length > 0 ? cols.join(', ') : 'NULL'})`;
   if (cols.length === 0) return distinct ? `count(DISTINCT ${table}.*)` : 'count(*)';
   return cols.length === 1 ? `count(${d}${cols[0]})` : `count(${d}(${cols.join(', ')}))`;
 }
