@@ -132,8 +132,11 @@ export type AggregateFn =
   | 'variance' | 'var_pop' | 'var_samp';
 
 export type FieldIR =
-  /** `jsonPath`: a json/jsonb column's `path` argument, the value at that path (`#>`). */
-  | { kind: 'column'; alias: string; name: string; type: string; jsonPath?: Array<string | number> }
+  /**
+   * `jsonPath`: a json/jsonb column's `path` argument, the value at that path (`#>`). `upper`: the
+   * text value upper-cased (enum-table values under the graphql-default naming convention).
+   */
+  | { kind: 'column'; alias: string; name: string; type: string; jsonPath?: Array<string | number>; upper?: true }
   | { kind: 'typename'; alias: string; typeName: string }
   | { kind: 'objectRelationship'; alias: string; mapping: Array<[string, string]>; select: SelectIR }
   | { kind: 'arrayRelationship'; alias: string; mapping: Array<[string, string]>; select: SelectIR }

@@ -84,8 +84,9 @@ const notFound = (name: string, typeName: string, path: string): EngineError =>
   validationError(`field '${name}' not found in type: '${typeName}'`, path);
 
 /** A column of the row; a json/jsonb one may take `path` (the reference's `#>` selection). */
-function columnField(column: ColumnView, f: CollectedField, ctx: PlanContext, at: string): FieldIR {
-  const base = { kind: 'column' as const, alias: f.key, name: column.column.name, type: column.column.type };
+function columnField(view: TableView, column: ColumnView, f: CollectedField, ctx: PlanContext, at: string): FieldIR {
+  const base: Extract<FieldIR, { kind: 'column' }> = { kind: 'column', alias: f.key, name: column.column.name, type: column.column.type };
+  if (column.enumValues && view.naming.upperCaseEnumValues) base.upper = true;
   const given = argumentsOf(f).get(PATH_ARG);
   const text = given ? toJson(given, ctx) : null;
   if (typeof text !== 'string') return base;
@@ -100,7 +101,7 @@ export function buildFields(view: TableView, set: SelectionSetNode, ctx: PlanCon
     const at = `${path}.selectionSet.${f.key}`;
     if (f.name === '__typename') return { kind: 'typename', alias: f.key, typeName: view.names.object };
     const column = view.columnsByField.get(f.name);
-    if (column) return columnField(column, f, ctx, at);
+    if (column) return columnField(view, column, f, ctx, at);
     const rel = view.relationshipsByField.get(f.name);
     if (rel && rel.rel.kind === 'object') {
       const select: SelectIR = {

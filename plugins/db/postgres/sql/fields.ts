@@ -46,7 +46,8 @@ export function fieldsRow(ctx: CompileContext, fields: FieldIR[], table: string,
     switch (f.kind) {
       case 'column': {
         needed.add(f.name);
-        const value = columnValueSql(ctx, table, f.name, f.type);
+        const raw = columnValueSql(ctx, table, f.name, f.type);
+        const value = f.upper ? `upper(${raw})` : raw;
         // The path is a parameter: `#>` takes the keys and indexes as text.
         const path = f.jsonPath ? valueSql(ctx, { value: { kind: 'const', value: f.jsonPath.map(String) }, dbType: 'text', array: true }) : null;
         pairs.push({ key: f.alias, expr: path ? `(${value} #> ${path})` : value });
