@@ -208,6 +208,15 @@ describe('computed fields in filters, ordering and permissions (integration)', f
       expect(res.body.error).to.contain('Computed columns with input arguments can not be part of the where clause');
     });
 
+    it('refuses to drop a computed field permission expressions use, naming them', async () => {
+      const res = await metadata(engine, { type: 'pg_drop_computed_field', args: { table: 'author', name: 'my_articles' } });
+      expect(res.status).to.equal(400);
+      expect(res.body).to.deep.include({
+        code: 'dependency-error',
+        error: 'cannot drop due to the following dependent objects: permission article.user.select in source "default"',
+      });
+    });
+
     it('refuses an operator that does not suit the computed field type', async () => {
       const res = await metadata(engine, perm('select', 'author', 'other', { columns: ['id'], filter: { is_me: { _like: 'x' } } }));
       expect(res.status).to.equal(400);
