@@ -9,6 +9,8 @@ import {
   getOperationAST,
   getVariableValues,
   Kind,
+  visit,
+  type ASTNode,
   type FragmentDefinitionNode,
   type TypeNode,
   type VariableDefinitionNode,
@@ -402,8 +404,47 @@ function variableProblem(definitions: readonly VariableDefinitionNode[], values:
 
 const NO_VARIABLES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 
+const USED_VARIABLES = new WeakMap<PreparedOperation, ReadonlySet<string>>();
+
+/** The variables the operation reads, through the fragments it spreads; computed once per plan. */
+function usedVariables(prepared: PreparedOperation): ReadonlySet<string> {
+  let used = USED_VARIABLES.get(prepared);
+  if (used) return used;
+  const names = new Set<string>();
+  const seen = new Set<string>();
+  const pending: ASTNode[] = [prepared.operation.selectionSet, ...(prepared.operation.directives ?? [])];
+  while (pending.length > 0) {
+    visit(pending.pop()!, {
+      Variable(node) {
+        names.add(node.name.value);
+      },
+      FragmentSpread(node) {
+        const fragment = prepared.fragments[node.name.value];
+        if (fragment && !seen.has(node.name.value)) {
+          seen.add(node.name.value);
+          pending.push(fragment);
+        }
+      },
+    });
+  }
+  used = names;
+  USED_VARIABLES.set(prepared, used);
+  return used;
+}
+
 /** Coerces the request's variables against the operation; operations without variables skip graphql-js. */
 function coerceVariables(prepared: PreparedOperation, request: GraphQLRequest): Record<string, unknown> {
+  const given = request.variables;
+  if (given) {
+    // As the reference: a value for a variable the operation never uses is refused.
+    let unexpected: string[] | undefined;
+    for (const name of Object.keys(given)) {
+      if (!usedVariables(prepared).has(name)) (unexpected ??= []).push(name);
+    }
+    if (unexpected) {
+      throw new EngineError('validation-failed', `unexpected variables in variableValues: ${unexpected.join(', ')}`, { path: '$' });
+    }
+  }
   const definitions = prepared.operation.variableDefinitions;
   if (!definitions || definitions.length === 0) return NO_VARIABLES;
   const problem = variableProblem(definitions, request.variables ?? {});

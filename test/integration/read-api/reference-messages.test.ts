@@ -72,6 +72,7 @@ describe('read API: reference compression and messages (integration)', function 
       "missing required field 'constraint'",
     ],
     ['a missing required variable', 'query($id: Int!) { author_by_pk(id: $id) { id } }', {}, '$', 'expecting a value for non-nullable variable: "id"'],
+    ['a variable the operation does not use', '{ author_by_pk(id: 1) { id } }', { x: 1, y: 2 }, '$', 'unexpected variables in variableValues: x, y'],
     ['a variable of the wrong kind', 'query($id: Int!) { author_by_pk(id: $id) { id } }', { id: 'one' }, '$.variableValues', "expected a 32-bit integer for type 'Int', but found a string"],
   ];
   for (const [what, query, variables, path, message] of cases) {
@@ -81,6 +82,11 @@ describe('read API: reference compression and messages (integration)', function 
       expect(res.body).to.deep.equal({ errors: [{ extensions: { path, code: 'validation-failed' }, message }] });
     });
   }
+
+  it('counts variables used through fragments as used', async () => {
+    const res = await graphql(f.engine, 'query($id: Int!) { ...F } fragment F on query_root { author_by_pk(id: $id) { id } }', { id: 1 });
+    expect(res.body).to.deep.equal({ data: { author_by_pk: { id: 1 } } });
+  });
 
   it('reports constraint violations with the reference prefix and the database message', async () => {
     const dup = await graphql(f.engine, 'mutation { insert_author(objects: [{id: 1, name: "x"}]) { affected_rows } }');
