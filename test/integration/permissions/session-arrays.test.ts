@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { graphql, metadata } from '../../helpers/engine.js';
 import { startReadApiFixture, type ReadApiFixture } from '../read-api/fixture.js';
+import { ADMIN, Received, startSubsFixture, transportClient, type SubsFixture } from '../subscriptions/fixture.js';
 
 /**
  * A session variable holding an array in PostgreSQL's literal form (`{1,2}`), as the reference
@@ -108,5 +109,37 @@ describe('permissions: session variables holding arrays (integration)', function
     const res = await gql('{ article { id } }', session('{a,b}'));
     expect(res.errors?.[0]).to.deep.include({ message: 'invalid input syntax for type integer: "a"' });
     expect(res.errors?.[0]?.extensions.code).to.equal('data-exception');
+  });
+});
+
+describe('permissions: session variables holding arrays in live queries (integration)', function () {
+  let f: SubsFixture;
+  before(async () => {
+    f = await startSubsFixture('compat_sess_arrays_live', { liveQueriesMultiplexedRefetchInterval: 100 });
+    const res = await metadata(
+      f.engine,
+      {
+        type: 'pg_create_select_permission',
+        args: { table: 'article', role: 'svc', permission: { columns: ['id', 'author_id'], filter: { author_id: { _in: 'X-Svc-Allowed-Ids' } } } },
+      },
+      ADMIN,
+    );
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  });
+  after(async () => f?.close());
+
+  it('filters a multiplexed live query per subscriber by the array each one holds', async () => {
+    const sessions = ['{1}', '{2,3}'];
+    const clients = sessions.map((ids) => transportClient(f.wsUrl, { ...ADMIN, 'x-svc-role': 'svc', 'x-svc-allowed-ids': ids }));
+    try {
+      const received = sessions.map(() => new Received<{ data: { article: Array<{ id: number; author_id: number }> } }>());
+      clients.forEach((c, i) => c.subscribe({ query: 'subscription { article(order_by: {id: asc}) { id author_id } }' }, received[i]!.sink));
+      const [first, second] = await Promise.all(received.map((r) => r.nth(0)));
+      const rows = async (ids: number[]) => (await f.db.sql('SELECT id, author_id FROM article WHERE author_id = ANY($1) ORDER BY id', [ids])).rows;
+      expect(first!.data.article).to.deep.equal(await rows([1]));
+      expect(second!.data.article).to.deep.equal(await rows([2, 3]));
+    } finally {
+      await Promise.all(clients.map((c) => c.dispose()));
+    }
   });
 });
