@@ -123,7 +123,7 @@ export const EXPERIMENTAL_FEATURE_SUPPORT: { readonly [K in ExperimentalFeature]
   gateway_federation: { built: false, note: 'not built (no Apollo federation `_service` / `_entities`)' },
   hide_update_many_fields: { built: true, note: 'hides the `update_<table>_many` root fields' },
   wh_string_numeric_input: { built: false, note: 'not built' },
-  hide_aggregation_predicates: { built: false, note: 'not built (the `<relationship>_aggregate` bool-exp fields stay)' },
+  hide_aggregation_predicates: { built: true, note: 'hides the `<relationship>_aggregate` fields of bool-exp types' },
   hide_stream_fields: { built: true, note: 'hides the `<table>_stream` root fields' },
 };
 
