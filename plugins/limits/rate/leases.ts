@@ -16,10 +16,21 @@
  * inside the store's window (it expires `windowMs` after the reservation was sent), and a lease
  * that the limit's new value no longer allows is cut down at once.
  */
-import type { Grant, RateStore } from './store.js';
+import type { Grant, RateStore, Reservation } from './store.js';
 
 /** One instance holds at most 1/LEASE_DIVISOR of a limit unspent. */
 export const LEASE_DIVISOR = 20;
+
+/**
+ * Refills wait while one batch is at the store, then go together: idle, a refill leaves at once;
+ * busy (many cold keys at a time), one round trip serves many keys.
+ */
+const MAX_BATCH = 500;
+
+interface Queued extends Reservation {
+  resolve(grant: Grant): void;
+  reject(e: unknown): void;
+}
 
 /** A new key's first lease (before its rate is known), and the smallest lease of a key that is not exact. */
 const INITIAL_SIZE = 4;
@@ -109,6 +120,9 @@ export class RateLeases {
   private readonly spanMs: number;
   private readonly clock: () => number;
   private readonly sweeper: NodeJS.Timeout;
+  private queue: Queued[] = [];
+  private sending = false;
+  private scheduled = false;
 
   constructor(
     private readonly store: RateStore,
@@ -209,15 +223,53 @@ export class RateLeases {
   }
 
   private refill(key: string, lease: Lease, want: number, sentAt: number): Promise<void> {
-    return this.store
-      .reserve(key, want, lease.max, this.windowMs)
-      .then((grant: Grant) => {
+    return new Promise<Grant>((resolve, reject) => {
+      this.queue.push({ key, want, max: lease.max, resolve, reject });
+      this.schedule();
+    })
+      .then((grant) => {
         // Timed from when the request was sent, so the tokens expire before their reservation does.
         if (grant.granted > 0) lease.batches.push({ left: grant.granted, expiresAt: sentAt + this.windowMs });
         if (grant.granted < want) lease.deniedUntil = sentAt + grant.retryMs;
       })
       .finally(() => {
         lease.pending = undefined;
+      });
+  }
+
+  /** Sends the queue at the end of this tick (refills of one tick go together) unless a batch is out. */
+  private schedule(): void {
+    if (this.scheduled || this.sending || this.queue.length === 0) return;
+    this.scheduled = true;
+    queueMicrotask(() => {
+      this.scheduled = false;
+      this.send();
+    });
+  }
+
+  private send(): void {
+    if (this.sending || this.queue.length === 0) return;
+    // One reservation per key in a batch (a lease has one refill out at a time; this is a guard).
+    const keys = new Set<string>();
+    const batch: Queued[] = [];
+    const rest: Queued[] = [];
+    for (const q of this.queue) {
+      if (batch.length < MAX_BATCH && !keys.has(q.key)) {
+        keys.add(q.key);
+        batch.push(q);
+      } else rest.push(q);
+    }
+    this.queue = rest;
+    this.sending = true;
+    this.store
+      .reserve(batch, this.windowMs)
+      .then(
+        (grants) => batch.forEach((q, i) => q.resolve(grants[i]!)),
+        (e: unknown) => batch.forEach((q) => q.reject(e)),
+      )
+      .finally(() => {
+        this.sending = false;
+        this.schedule();
       });
   }
 

@@ -2,8 +2,17 @@
  * Where rate-limit tokens are reserved. Every engine instance of a deployment must draw from the
  * same count, so the store is shared: Redis when a Redis URL is configured, otherwise the metadata
  * database. Both keep an exact sliding window of reservations (each a time and a number of
- * tokens), timed by the store's clock so that instances with skewed clocks agree.
+ * tokens), timed by the store's clock so that instances with skewed clocks agree. Reservations
+ * for many keys travel together, one round trip for all (the leases batch them).
  */
+export interface Reservation {
+  key: string;
+  /** Tokens asked for (at least 1). */
+  want: number;
+  /** The limit: reservations inside one window total at most this. */
+  max: number;
+}
+
 export interface Grant {
   /** Tokens reserved now: `want`, or fewer (down to 0) when the window holds too few. */
   granted: number;
@@ -13,9 +22,10 @@ export interface Grant {
 
 export interface RateStore {
   /**
-   * Reserves up to `want` tokens for `key` so that the reservations inside the window ending now
-   * total at most `max`. A refused (or partly refused) reservation records only what it granted.
+   * Reserves, for each request (distinct keys), up to `want` tokens so that the reservations
+   * inside the window ending now total at most `max`; answers in the requests' order. A refused
+   * (or partly refused) reservation records only what it granted.
    */
-  reserve(key: string, want: number, max: number, windowMs: number): Promise<Grant>;
+  reserve(requests: readonly Reservation[], windowMs: number): Promise<Grant[]>;
   close(): Promise<void>;
 }

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { leaseCap, RateLeases } from '../../../plugins/limits/rate/leases.js';
 import { PgRateStore } from '../../../plugins/limits/rate/pg-store.js';
 import { RedisRateStore } from '../../../plugins/limits/rate/redis-store.js';
-import type { Grant, RateStore } from '../../../plugins/limits/rate/store.js';
+import type { Grant, RateStore, Reservation } from '../../../plugins/limits/rate/store.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379/0';
@@ -19,10 +19,12 @@ const REDIS_URL = 'redis://127.0.0.1:6379/0';
 /** Counts the round trips that reach the real store underneath. */
 class CountingStore implements RateStore {
   calls = 0;
+  reservations = 0;
   constructor(private readonly inner: RateStore) {}
-  reserve(key: string, want: number, max: number, windowMs: number): Promise<Grant> {
+  reserve(requests: readonly Reservation[], windowMs: number): Promise<Grant[]> {
     this.calls++;
-    return this.inner.reserve(key, want, max, windowMs);
+    this.reservations += requests.length;
+    return this.inner.reserve(requests, windowMs);
   }
   close(): Promise<void> {
     return this.inner.close();
@@ -73,16 +75,18 @@ describe('rate-limit token leases', function () {
         for (const l of opened.splice(0)) await l.close();
       });
 
-      it('the store grants what the window has left and says when a token frees', async () => {
+      it('the store grants what the window has left and says when a token frees, for a batch of keys', async () => {
         const store = open();
-        const key = freshKey();
+        const [k1, k2, k3] = [freshKey(), freshKey(), freshKey()];
         try {
-          expect(await store.reserve(key, 3, 5, 2000)).to.include({ granted: 3 });
-          const partial = await store.reserve(key, 3, 5, 2000);
-          expect(partial.granted).to.equal(2);
-          expect(partial.retryMs).to.be.within(1000, 2000);
-          expect((await store.reserve(key, 1, 5, 2000)).granted).to.equal(0);
-          expect((await store.reserve(freshKey(), 1, 0, 2000)).granted).to.equal(0);
+          const first = await store.reserve([{ key: k1, want: 3, max: 5 }, { key: k2, want: 7, max: 5 }, { key: k3, want: 1, max: 0 }], 2000);
+          expect(first.map((g) => g.granted)).to.deep.equal([3, 5, 0]);
+          const [partial, none] = await store.reserve([{ key: k1, want: 3, max: 5 }, { key: k2, want: 1, max: 5 }], 2000);
+          expect(partial!.granted).to.equal(2);
+          expect(partial!.retryMs).to.be.within(1000, 2000);
+          expect(none!.granted).to.equal(0);
+          // A raised limit counts the reservations already in the window.
+          expect((await store.reserve([{ key: k2, want: 10, max: 8 }], 2000))[0]!.granted).to.equal(3);
         } finally {
           await store.close();
         }
@@ -139,6 +143,18 @@ describe('rate-limit token leases', function () {
         expect(ok).to.equal(3000);
         expect(store.calls).to.be.below(3000 / 20);
         expect(a.held(key)).to.be.at.most(leaseCap(1_000_000));
+      });
+
+      it('batches the refills of many cold keys into few round trips', async () => {
+        const store = new CountingStore(open());
+        const a = leases(store, 60_000);
+        const keys = Array.from({ length: 300 }, freshKey);
+        const answers = await Promise.all(keys.map((k) => a.take(k, 1000)));
+        expect(answers.every(Boolean)).to.equal(true);
+        expect(store.reservations).to.equal(300);
+        expect(store.calls).to.be.at.most(3);
+        // Each key's lease now holds tokens for its next operations.
+        expect(keys.every((k) => a.held(k) > 0)).to.equal(true);
       });
 
       it('a lowered limit cuts the lease at once: 1000 then 5 a window is exact again', async () => {
