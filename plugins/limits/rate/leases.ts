@@ -10,7 +10,7 @@
  * window-long span the operations admitted for a key, across all instances, are at most the limit
  * plus the tokens the instances held unspent when the span began. An instance never holds more
  * than `leaseCap(max)` = floor(max / 20) tokens (5% of the limit); within that, the lease size
- * follows the instance's own request rate for the key (about a quarter window of its traffic,
+ * follows the instance's own request rate for the key (about half a window of its traffic,
  * at least 2), so idle keys hold little. Limits under 40 a window give a cap of 1: such a key is exact, with a token reserved only
  * for a request that is waiting for it. A token is spent only while its reservation is still
  * inside the store's window (it expires `windowMs` after the reservation was sent), and a lease
@@ -33,7 +33,7 @@ interface Queued extends Reservation {
 }
 
 /** A new key's first lease (before its rate is known), and the smallest lease of a key that is not exact. */
-const INITIAL_SIZE = 4;
+const INITIAL_SIZE = 8;
 const MIN_SIZE = 2;
 
 /** Tokens one instance may hold unspent for a limit of `max` per window; 1 means exact (no lease). */
@@ -62,6 +62,7 @@ class Lease {
   rate = 0;
   /** Whether a refill was sent: the first one has no rate to go by and asks for the initial size. */
   measured = false;
+  measuredSince = 0;
   lastRefillAt: number;
   lastUsedAt: number;
 
@@ -116,7 +117,7 @@ export interface LeaseOptions {
 export class RateLeases {
   private readonly leases = new Map<string, Lease>();
   private readonly windowMs: number;
-  /** How much traffic a lease aims to cover: a quarter of the window (15 s of a minute). */
+  /** How much traffic a lease aims to cover: half the window (30 s of a minute). */
   private readonly spanMs: number;
   private readonly clock: () => number;
   private readonly sweeper: NodeJS.Timeout;
@@ -129,7 +130,7 @@ export class RateLeases {
     options: LeaseOptions,
   ) {
     this.windowMs = options.windowMs;
-    this.spanMs = Math.max(1, options.windowMs / 4);
+    this.spanMs = Math.max(1, options.windowMs / 2);
     this.clock = options.clock ?? (() => performance.now());
     this.sweeper = setInterval(() => this.sweep(), this.windowMs);
     this.sweeper.unref();
@@ -209,13 +210,16 @@ export class RateLeases {
     }
     if (!lease.measured) {
       lease.measured = true;
+      lease.measuredSince = now;
       lease.spent = 0;
       lease.lastRefillAt = now;
       return;
     }
     const elapsed = Math.max(now - lease.lastRefillAt, 0.001);
     const instant = lease.spent / elapsed;
-    const weight = Math.min(1, elapsed / this.spanMs);
+    // Over the lease's first span its whole history is the estimate; then recent spans weigh most.
+    const horizon = Math.max(Math.min(this.spanMs, now - lease.measuredSince), elapsed);
+    const weight = Math.min(1, elapsed / horizon);
     lease.rate = lease.rate * (1 - weight) + instant * weight;
     lease.spent = 0;
     lease.lastRefillAt = now;
@@ -223,11 +227,14 @@ export class RateLeases {
   }
 
   private refill(key: string, lease: Lease, want: number, sentAt: number): Promise<void> {
+    const max = lease.max;
     return new Promise<Grant>((resolve, reject) => {
-      this.queue.push({ key, want, max: lease.max, resolve, reject });
+      this.queue.push({ key, want, max, resolve, reject });
       this.schedule();
     })
       .then((grant) => {
+        // The limit changed while this was at the store: what it reserved under the old value is dropped.
+        if (lease.max !== max) return;
         // Timed from when the request was sent, so the tokens expire before their reservation does.
         if (grant.granted > 0) lease.batches.push({ left: grant.granted, expiresAt: sentAt + this.windowMs });
         if (grant.granted < want) lease.deniedUntil = sentAt + grant.retryMs;
