@@ -200,6 +200,12 @@ export interface SourceConnection {
    * (then subscriptions poll). Called once per source connection; the feed closes with it.
    */
   changeFeed?(listener: ChangeFeedListener): Promise<ChangeFeed | null>;
+  /**
+   * Removes what change tracking installed in the database: from `tables`, or from every table
+   * (and its shared objects) when 'all'. Resolves the number of tables it was removed from.
+   * Optional: only kinds with `changeFeed` install anything.
+   */
+  dropChangeTracking?(tables: readonly TableRef[] | 'all'): Promise<number>;
   /** Run SQL text as an admin would (introspection helpers, tests). */
   execute(sql: string, values?: readonly unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
   /** Connections open / idle / callers waiting, for the metrics API. Optional: kinds without a pool leave it out. */

@@ -20,6 +20,7 @@ import {
   type SourceConnection,
   type SourceHealth,
   type SubscriptionFieldIR,
+  type TableRef,
   tracing,
 } from '../../../core/sdk/index.js';
 import type { ResolvedPgConnection } from './connection-info.js';
@@ -38,7 +39,7 @@ import { runPgSql } from './run-sql.js';
 import { explainStatement } from './explain.js';
 import { compileMultiplexed, type PgMultiplexedStatement } from './sql/multiplexed.js';
 import { runMultiplexed } from './multiplexed-run.js';
-import { PgChangeFeed, supportsChangeFeed } from './change-feed.js';
+import { dropChangeTracking, PgChangeFeed, supportsChangeFeed } from './change-feed.js';
 import type { PgEventLog } from './event-triggers/event-log.js';
 
 export class PgSourceConnection implements SourceConnection {
@@ -143,6 +144,12 @@ export class PgSourceConnection implements SourceConnection {
     if (!(await supportsChangeFeed(this.pool))) return null;
     this.feed = new PgChangeFeed(this.resolved, this.pool, listener);
     return this.feed;
+  }
+
+  async dropChangeTracking(tables: readonly TableRef[] | 'all'): Promise<number> {
+    // A source that cannot notify never got a trigger.
+    if (!(await supportsChangeFeed(this.pool))) return 0;
+    return dropChangeTracking(this.pool, tables);
   }
 
   async execute(sql: string, values: readonly unknown[] = []): Promise<{ rows: Record<string, unknown>[] }> {
