@@ -29,6 +29,8 @@ export class FirstRunError extends Error {
 }
 
 export interface SubscriptionHandle {
+  /** A stream (every batch must reach the subscriber), not a live query (only the newest result matters). */
+  readonly streaming: boolean;
   /** Stops the subscription; idempotent. */
   stop(): void;
 }
@@ -101,6 +103,7 @@ export class SubscriptionManager {
     }
     let stopped = false;
     return {
+      streaming: plan.statement.streaming,
       stop: () => {
         if (stopped) return;
         stopped = true;
