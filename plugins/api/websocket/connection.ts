@@ -243,7 +243,20 @@ export class WsConnection {
     try {
       // API limits and the allow-list apply per operation, as over HTTP (endpoint `websocket`).
       const meta = { endpoint: 'websocket', ip: this.ip, operationCount: 1 };
-      const sink = { push: (json: string) => this.sendResult(id, json) };
+      const sink = {
+        push: (json: string) => this.sendResult(id, json),
+        // A subscription whose answer is final (an async action's result) ends from our side,
+        // after any result still held back by backpressure.
+        complete: () => {
+          if (!this.operations.has(id)) return;
+          const held = this.heldBack.get(id);
+          this.heldBack.delete(id);
+          if (held !== undefined) this.send(serverMessage.data(this.protocol, id, held));
+          this.operations.delete(id);
+          this.send(serverMessage.complete(id));
+          this.logOperation(id, 'completed');
+        },
+      };
       const handle = await subscriptions.subscribe(request, session, sink, meta);
       if (handle) {
         // Stopped (or closed) while starting: the client no longer wants it.
