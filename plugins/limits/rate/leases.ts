@@ -9,10 +9,11 @@
  * store, and the store never lets the reservations of one window exceed the limit. So over any
  * window-long span the operations admitted for a key, across all instances, are at most the limit
  * plus the tokens the instances held unspent when the span began. An instance never holds more
- * than `leaseCap(max)` = floor(max / 20) tokens (5% of the limit); within that, the lease size
- * follows the instance's own request rate for the key (about half a window of its traffic,
- * at least 2), so idle keys hold little. Limits under 40 a window give a cap of 1: such a key is exact, with a token reserved only
- * for a request that is waiting for it. A token is spent only while its reservation is still
+ * than `leaseCap(max)` = floor(max / 20) tokens (5% of the limit), plus one per request waiting
+ * for a token at that moment; within the cap the lease size follows the instance's own request
+ * rate for the key (about half a window of its traffic, at least 2), so idle keys hold little.
+ * Limits under 40 a window give a cap of 1: such a key is exact, with a token reserved only for a
+ * request that is waiting for it. A token is spent only while its reservation is still
  * inside the store's window (it expires `windowMs` after the reservation was sent), and a lease
  * that the limit's new value no longer allows is cut down at once.
  */
