@@ -10,7 +10,7 @@ import type { DatabaseCatalog } from '../db/catalog.js';
 import type { DatabaseKind } from '../db/contract.js';
 import type { Session } from '../auth/session.js';
 import type { ServerConfig } from '../config/types.js';
-import type { SchemaCache } from '../schema-cache/cache.js';
+import type { ReloadRequest, SchemaCache } from '../schema-cache/cache.js';
 import type { MetadataDocument } from './types.js';
 
 export interface MetadataOperation {
@@ -20,13 +20,7 @@ export interface MetadataOperation {
   resource_version?: number;
 }
 
-/** Which parts of the metadata a rebuild re-reads from the databases (reload_metadata). */
-export interface ReloadRequest {
-  /** `true` for all sources, or the names of the sources to introspect again. */
-  sources: boolean | string[];
-  remoteSchemas: boolean | string[];
-  recreateEventTriggers: boolean | string[];
-}
+export type { ReloadRequest } from '../schema-cache/cache.js';
 
 /** Which API endpoint the operation arrived on; legacy names only dispatch on `/v1/query`. */
 export type MetadataEndpoint = 'metadata' | 'query' | 'schema';

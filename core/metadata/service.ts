@@ -14,6 +14,8 @@ import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { isAdmin, type Session } from '../auth/session.js';
 import { buildSchemaCache, type BuilderDeps } from '../schema-cache/builder.js';
+import { emptySchemaDraft } from '../graphql/schema-draft.js';
+import { assembleRoleSchema } from '../graphql/schema/index.js';
 import type { SchemaCache } from '../schema-cache/cache.js';
 import type { SchemaCacheRef } from '../schema-cache/ref.js';
 import type { SourceConnections } from '../schema-cache/connections.js';
@@ -49,8 +51,7 @@ export class MetadataService {
   constructor(private readonly deps: MetadataServiceDeps) {}
 
   private get builderDeps(): BuilderDeps {
-    const { container, hooks, config, connections } = this.deps;
-    return { container, hooks, config, connections };
+    return schemaCacheBuilderDeps(this.deps);
   }
 
   /** Handles one request body on a metadata endpoint for an authenticated session. */
@@ -315,4 +316,20 @@ function newInconsistencies(before: readonly InconsistentObject[], after: readon
   const key = (o: InconsistentObject) => `${o.type}\u0000${o.name}\u0000${o.reason}`;
   const old = new Set(before.map(key));
   return after.filter((o) => !old.has(key(o)));
+}
+
+/**
+ * What the schema-cache builder needs from above it: role schemas come from the `onSchemaBuild`
+ * hook and graphql/schema's assembly, and the checks of other metadata from `onSchemaCacheBuild`.
+ */
+export function schemaCacheBuilderDeps(deps: Pick<MetadataServiceDeps, 'container' | 'hooks' | 'config' | 'connections'>): BuilderDeps {
+  const { container, hooks, config, connections } = deps;
+  return {
+    container,
+    connections,
+    roleSchema: (cache, role) => hooks.onSchemaBuild.promise(emptySchemaDraft(), { role, cache, config }).then((draft) => assembleRoleSchema(draft, role)),
+    checkBuild: async (build) => {
+      if (hooks.onSchemaCacheBuild.isUsed()) await hooks.onSchemaCacheBuild.promise(build);
+    },
+  };
 }

@@ -14,8 +14,7 @@ import type { ExternalContext, TypedValueIR } from '../ir.js';
 import type { RemoteFieldGroup, RemoteFieldPart } from '../schema-draft.js';
 import { applyRemoteJoins } from './remote-joins.js';
 import type { CompiledStatement, RunOptions, SourceConnection } from '../../db/contract.js';
-import type { KernelHooks, LimitContext } from '../../hooks.js';
-import type { LimitGate } from './limits.js';
+import type { LimitContext, LimitGate, LimitHooks } from './limits.js';
 import type { GraphQLRequest } from './request.js';
 import { LruCache } from './lru.js';
 import { parseDocument, validateDocument } from './validate.js';
@@ -46,7 +45,7 @@ const DEFAULT_META = (): ExecutionMeta => ({ endpoint: 'graphql', ip: '', operat
 
 /** The limit hook and its gate; absent in executors built without a kernel (no limits then). */
 export interface ExecutorLimits {
-  hooks: KernelHooks;
+  hooks: LimitHooks;
   gate: LimitGate;
 }
 

@@ -16,7 +16,7 @@ import { present, jsonInput, leafValue, listItems, objectEntries, toJson, valida
 import { tableRef, type ComputedFieldView, type RelationshipView, type TableView } from './view.js';
 import type { PlanContext } from '../schema-draft.js';
 import type { ResolvedTable } from '../../schema-cache/model.js';
-import { scalarInfo } from '../scalars.js';
+import { IR_SCALARS } from '../scalars.js';
 import { EngineError } from '../../errors.js';
 import { implicitCall } from './computed-field.js';
 
@@ -91,7 +91,7 @@ export function filterableComputedField(view: TableView, field: string): Compute
   return c && c.scalar && c.args.length === 0 ? c : undefined;
 }
 
-const PREDICATE_TYPES: Readonly<Record<'count' | 'bool_and' | 'bool_or', { dbType: string; graphqlType: string }>> = {
+const PREDICATE_TYPES: Readonly<Record<'count' | 'bool_and' | 'bool_or', { dbType: 'int4' | 'bool'; graphqlType: string }>> = {
   count: { dbType: 'int4', graphqlType: 'Int' },
   bool_and: { dbType: 'bool', graphqlType: 'Boolean' },
   bool_or: { dbType: 'bool', graphqlType: 'Boolean' },
@@ -133,7 +133,7 @@ function buildAggregatePredicate(agg: RelationshipView, input: Input, ctx: PlanC
   const compared: ComparedColumn = {
     expr: { kind: 'column', name: fn, type: type.dbType },
     type: type.dbType,
-    info: scalarInfo(type.dbType),
+    info: IR_SCALARS[type.dbType],
     graphqlType: type.graphqlType,
   };
   // One IR predicate per operator: `{_gt: 1, _lt: 5}` is two predicates over the same aggregate.
@@ -224,7 +224,7 @@ function permissionColumn(table: ResolvedTable, name: string, value: Input, path
   const compared: ComparedColumn = {
     expr: { kind: 'column', name: column.name, type: column.type },
     type: column.type,
-    info: scalarInfo(column.type, {
+    info: table.scalars.info(column.type, {
       ...(column.catalog.elementType ? { elementType: column.catalog.elementType } : {}),
       typeKind: column.catalog.typeKind,
     }),

@@ -7,16 +7,16 @@
  * message; the schema-cache resolver turns it into an inconsistent object, and a create operation
  * into its `invalid-configuration` error.
  */
-import { isPlainObject, jsonTypeName, toQualifiedTable } from './args.js';
-import type { PermissionType } from './dependencies.js';
-import type { AnyPermission } from './permission-parse.js';
-import { checkColumnComparison, fieldKind, type OperatorScope } from './permission-operators.js';
-import { checkValue, comparedType, fail } from './permission-values.js';
-import { ADMIN_ROLE } from '../auth/session.js';
-import type { ResolvedTable } from '../schema-cache/model.js';
-import { qualifiedTableName, type DeletePermission, type InsertPermission, type SelectPermission, type UpdatePermission } from './types.js';
+import { isPlainObject, jsonTypeName, toQualifiedTable } from '../../metadata/args.js';
+import type { PermissionType } from '../../metadata/dependencies.js';
+import type { AnyPermission } from '../../metadata/permission-parse.js';
+import { checkColumnComparison, fieldKind, type OperatorScope } from './operators.js';
+import { checkValue, comparedType, fail } from './values.js';
+import { ADMIN_ROLE } from '../../auth/session.js';
+import type { ResolvedTable } from '../model.js';
+import { qualifiedTableName, type DeletePermission, type InsertPermission, type SelectPermission, type UpdatePermission } from '../../metadata/types.js';
 
-export { PermissionValidationError, isSessionVariable } from './permission-values.js';
+export { PermissionValidationError, isSessionVariable } from './values.js';
 
 const AND_OR = new Set(['_and', '$and', '_or', '$or']);
 const NOT = new Set(['_not', '$not']);

@@ -5,9 +5,9 @@
  * that type; `_ceq`-style operators name a column of the current table, or of the permission's
  * own table with `["$", "column"]`, of the same type.
  */
-import { isPlainObject, jsonTypeName } from './args.js';
-import type { ResolvedTable } from '../schema-cache/model.js';
-import { checkValue, checkValues, comparedType, fail, sameType, scalarType, type ComparedType } from './permission-values.js';
+import { isPlainObject, jsonTypeName } from '../../metadata/args.js';
+import type { ResolvedTable } from '../model.js';
+import { checkValue, checkValues, comparedType, fail, sameType, scalarType, type ComparedType } from './values.js';
 
 export interface OperatorScope {
   /** The table whose columns `_ceq: "col"` names. */
@@ -143,6 +143,7 @@ function checkColumnOperand(name: string, t: ComparedType, v: unknown, scope: Op
   if (!rhs) {
     const kind = fieldKind(table, rhsName);
     if (!kind) fail('not-exists', `column "${rhsName}" does not exist`, path);
+    // The reference engine's wording, whatever the source's kind.
     fail('unexpected-payload', `expecting a database column; but, "${rhsName}" is a ${kind}; column operators can only compare postgres columns`, path);
   }
   const rt = comparedType(rhs!, scope.tables);
