@@ -39,6 +39,8 @@ interface RequestState {
   changed: boolean;
   reload: ReloadRequest | null;
   allowInconsistent: boolean;
+  /** What new inconsistencies are judged against when set (after a reload), instead of the live cache's. */
+  accepted: readonly InconsistentObject[] | null;
   catalogs: Map<string, DatabaseCatalog>;
   preview: { draftJson: string; cache: SchemaCache } | null;
   /** Work to run once the change is committed (`afterCommit` of operations and apply taps). */
@@ -56,7 +58,7 @@ export class MetadataService {
 
   /** Handles one request body on a metadata endpoint for an authenticated session. */
   async handle(body: unknown, session: Session, endpoint: MetadataEndpoint): Promise<OperationResult> {
-    const dataOnly = endpoint === 'query' && this.isDataRequest(body);
+    const dataOnly = (endpoint === 'query' || endpoint === 'schema') && this.isDataRequest(body);
     if (!isAdmin(session) && !dataOnly) throw new EngineError('access-denied', 'restricted access : admin only', { path: '$' });
     const op = parseOperation(body, '$');
     const bulk = op.type === 'bulk';
@@ -125,7 +127,15 @@ export class MetadataService {
         { status: 409, path: '$' },
       );
     }
-    const state: RequestState = { changed: false, reload: null, allowInconsistent: false, catalogs: new Map(), preview: null, committed: [] };
+    const state: RequestState = {
+      changed: false,
+      reload: null,
+      allowInconsistent: false,
+      accepted: null,
+      catalogs: new Map(),
+      preview: null,
+      committed: [],
+    };
     // Copied on first use: requests that only read (data operations, exports) never pay for it.
     let draft: MetadataDocument | undefined;
     const draftRef = {
@@ -163,7 +173,7 @@ export class MetadataService {
       }
       const next = await this.preview(draftRef.draft, cache, state);
       if (state.changed) {
-        const added = newInconsistencies(cache.inconsistentObjects, next.inconsistentObjects);
+        const added = newInconsistencies(state.accepted ?? cache.inconsistentObjects, next.inconsistentObjects);
         if (added.length > 0 && !state.allowInconsistent) {
           throw new EngineError('unexpected', 'cannot continue due to new inconsistent metadata', {
             status: 400,
@@ -244,6 +254,9 @@ export class MetadataService {
       },
       allowInconsistency: () => {
         state.allowInconsistent = true;
+      },
+      acceptInconsistencies: (objects) => {
+        state.accepted = objects;
       },
       afterCommit: (work) => {
         state.committed.push(work);
