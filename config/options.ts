@@ -410,6 +410,12 @@ export const SERVER_OPTIONS = [
     description: 'compress websocket messages (permessage-deflate, when the client offers it)',
   },
   {
+    key: 'wsReadCookie', flag: 'ws-read-cookie', env: 'SVC_GRAPHQL_WS_READ_COOKIE', type: FLAG,
+    default: false, scope: 'serve', feature: 'websockets',
+    description:
+      "pass the handshake's `Cookie` header to websocket authentication even when CORS is disabled (without CORS a browser sends any site's visitors' cookies: a potential security flaw)",
+  },
+  {
     key: 'websocketKeepalive', flag: 'websocket-keepalive', env: 'SVC_GRAPHQL_WEBSOCKET_KEEPALIVE', type: SECONDS,
     default: 5, scope: 'serve', feature: 'websockets',
     description: 'seconds between keep-alive messages on websockets (`ka`, or `ping` for graphql-transport-ws)',

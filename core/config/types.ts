@@ -73,6 +73,8 @@ export interface ServerConfig {
   inferFunctionPermissions: boolean;
   stringifyNumericTypes: boolean;
   websocketCompression: boolean;
+  /** Keep the websocket handshake's `Cookie` when CORS is disabled (dropped otherwise). */
+  wsReadCookie: boolean;
   websocketKeepalive: number;
   websocketConnectionInitTimeout: number;
   closeWebsocketsOnMetadataChange: boolean;

@@ -207,6 +207,12 @@ export interface SourceConnection {
    */
   changeFeed?(listener: ChangeFeedListener): Promise<ChangeFeed | null>;
   /**
+   * Removes what change tracking installed in the database: from `tables`, or from every table
+   * (and its shared objects) when 'all'. Resolves the number of tables it was removed from.
+   * Optional: only kinds with `changeFeed` install anything.
+   */
+  dropChangeTracking?(tables: readonly TableRef[] | 'all'): Promise<number>;
+  /**
    * With `capabilities.enumTables`: the rows of an enum table (`is_enum`), each key and comment
    * read as text, in one statement. A failure rejects with the message the reference engine
    * reports for it (PostgreSQL: `postgres error: ...`). Without it, enum tables are

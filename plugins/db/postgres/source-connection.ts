@@ -23,6 +23,7 @@ import {
   type SourceHealth,
   type SubscriptionFieldIR,
   SpanKind,
+  type TableRef,
   tracing,
 } from '../../../core/sdk/index.js';
 import { PipelineStepError, type PipelineStep } from './pipeline.js';
@@ -43,7 +44,7 @@ import { runPgSql } from './run-sql.js';
 import { explainStatement } from './explain.js';
 import { compileMultiplexed, type PgMultiplexedStatement } from './sql/multiplexed.js';
 import { runMultiplexed } from './multiplexed-run.js';
-import { PgChangeFeed, supportsChangeFeed } from './change-feed.js';
+import { dropChangeTracking, PgChangeFeed, supportsChangeFeed } from './change-feed.js';
 import type { PgEventLog } from './event-triggers/event-log.js';
 
 export class PgSourceConnection implements SourceConnection {
@@ -165,6 +166,12 @@ export class PgSourceConnection implements SourceConnection {
     if (!(await supportsChangeFeed(this.pool))) return null;
     this.feed = new PgChangeFeed(this.resolved, this.pool, listener);
     return this.feed;
+  }
+
+  async dropChangeTracking(tables: readonly TableRef[] | 'all'): Promise<number> {
+    // A source that cannot notify never got a trigger.
+    if (!(await supportsChangeFeed(this.pool))) return 0;
+    return dropChangeTracking(this.pool, tables);
   }
 
   async readEnumValues(table: QualifiedTable, keyColumn: string, commentColumn: string | null): Promise<EnumValueRow[]> {
