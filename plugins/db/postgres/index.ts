@@ -47,7 +47,7 @@ export default definePlugin({
     const kind: DatabaseKind = {
       kind: 'postgres',
       prefix: 'pg',
-      capabilities: { functions: true, computedFields: true, enumTables: true, runSql: true, mutations: true, eventTriggers: true, remoteRelationships: true },
+      capabilities: { functions: true, computedFields: true, enumTables: true, runSql: true, mutations: true, eventTriggers: true, remoteRelationships: true, distinctOn: true, subscriptions: true },
       validateConfiguration: (configuration, path) => {
         parsePgSourceConfiguration(configuration, path);
       },
