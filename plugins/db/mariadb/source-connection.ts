@@ -1,0 +1,135 @@
+/** A `maria_` source: its pool, introspection, compilation, the read path and mutations. */
+import {
+  type CompiledMutation,
+  type CompiledStatement,
+  type CompileOptions,
+  type DatabaseCatalog,
+  EngineError,
+  type MutationIR,
+  type MutationRun as MutationRunInput,
+  type PoolStats,
+  type RootFieldIR,
+  type RunOptions,
+  type SourceConnection,
+  type SourceHealth,
+  type TableRef,
+} from '../../../core/sdk/index.js';
+import type { ResolvedMariaConnection } from './config.js';
+import { mariaEngineError } from './errors.js';
+import { introspectMaria } from './introspect.js';
+import { MariaPool, type Queryable } from './pool.js';
+import { compileRootField, type MariaStatement } from './sql/compile.js';
+import { compileMutation, MariaCompiledMutation } from './sql/mutation.js';
+import { MutationRun, readTableKeys, type TableKeys } from './sql/mutation-run.js';
+import { bindSlots } from './sql/template.js';
+
+export class MariaSourceConnection implements SourceConnection {
+  readonly kind = 'mariadb';
+  readonly pool: MariaPool;
+  private keys = new Map<string, Promise<TableKeys>>();
+
+  constructor(resolve: () => ResolvedMariaConnection) {
+    this.pool = new MariaPool(resolve);
+  }
+
+  async introspect(): Promise<DatabaseCatalog> {
+    // The schema may have changed: keys read for mutations are read again.
+    this.keys = new Map();
+    try {
+      return await introspectMaria(this.pool, this.pool.database);
+    } catch (e) {
+      throw mariaEngineError(e, 'introspection');
+    }
+  }
+
+  async health(timeoutMs = 5000, testSql = 'SELECT 1'): Promise<SourceHealth> {
+    const timestamp = new Date().toISOString();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
+    try {
+      const r = await Promise.race([this.pool.rows(testSql).then(() => 'ok' as const), timeout]);
+      return r === 'ok' ? { status: 'OK', error: null, timestamp } : { status: 'TIMEOUT', error: `no answer within ${timeoutMs} ms`, timestamp };
+    } catch (e) {
+      return { status: 'ERROR', error: (e as Error).message, timestamp };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  compileQuery(ir: RootFieldIR, options: CompileOptions): CompiledStatement {
+    return compileRootField(ir, options);
+  }
+
+  async runQuery(statement: CompiledStatement, sessionJson: string, values: readonly unknown[], options?: RunOptions): Promise<string> {
+    const s = statement as MariaStatement;
+    if (!Array.isArray(s.order)) throw new EngineError('unexpected', 'statement compiled for another database kind');
+    const params = bindSlots(s.order, values, sessionJson);
+    try {
+      const run = this.pool.rows(s.text, params);
+      const rows = options?.deadline === undefined ? await run : await withDeadline(run, options.deadline);
+      const root = rows[0]?.['root'];
+      return root === undefined || root === null ? 'null' : String(root);
+    } catch (e) {
+      throw mariaEngineError(e, s.text);
+    }
+  }
+
+  compileMutation(ir: MutationIR, options: CompileOptions): CompiledMutation {
+    return compileMutation(ir, options);
+  }
+
+  async runMutations(batch: readonly MutationRunInput[], sessionJson: string): Promise<string[]> {
+    const plans = batch.map((item) => {
+      if (!(item.mutation instanceof MariaCompiledMutation)) throw new EngineError('unexpected', 'mutation compiled for another database kind');
+      return { plan: item.mutation, values: item.values };
+    });
+    try {
+      return await this.pool.transaction(async (tx) => {
+        const out: string[] = [];
+        for (const { plan, values } of plans) out.push(await new MutationRun(tx, plan, values, sessionJson, (q, t) => this.tableKeys(q, t)).run());
+        return out;
+      });
+    } catch (e) {
+      throw mariaEngineError(e, 'COMMIT');
+    }
+  }
+
+  private tableKeys(q: Queryable, table: TableRef): Promise<TableKeys> {
+    const k = `${table.schema}.${table.name}`;
+    let found = this.keys.get(k);
+    if (!found) {
+      found = readTableKeys(q, table);
+      this.keys.set(k, found);
+      found.catch(() => this.keys.delete(k));
+    }
+    return found;
+  }
+
+  async execute(sql: string, values: readonly unknown[] = []): Promise<{ rows: Record<string, unknown>[] }> {
+    return { rows: await this.pool.rows(sql, values) };
+  }
+
+  poolStats(): PoolStats {
+    return this.pool.stats();
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}
+
+/**
+ * A read past its deadline is given up with `time-limit-exceeded`. The statement itself is left
+ * to finish (reads only; MariaDB's max_statement_time would need a per-session setting).
+ */
+async function withDeadline<T>(run: Promise<T>, deadline: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new EngineError('time-limit-exceeded', 'Time limit exceeded')), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([run, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
