@@ -80,9 +80,8 @@ function prepare(v: unknown, use: ParamUse, cap: number | undefined): unknown {
     case 'limit':
     case 'offset': {
       const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
-      if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
-        throw new EngineError('validation-failed', `expected a non-negative integer for ${use}`);
-      }
+      if (typeof n === 'number' && n < 0) throw new EngineError('not-supported', 'unexpected negative value');
+      if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw new EngineError('validation-failed', `expected an integer for ${use}`);
       return cap === undefined ? n : Math.min(n, cap);
     }
     case 'similar':
