@@ -2,8 +2,10 @@
  * A source's mysql2 pool, opened on first use (a down server fails requests, never the engine's
  * start). Statements go through `execute`: server-side prepared statements, values always
  * parameters. JSON results stay text (`jsonStrings`), so the engine forwards the server's bytes.
+ * mysql2 itself is loaded with the first pool (~100 ms of module loading that an engine without
+ * MariaDB sources never pays).
  */
-import { createPool, type ExecuteValues, type Pool, type PoolConnection, type RowDataPacket } from 'mysql2/promise';
+import type { ExecuteValues, Pool, PoolConnection, RowDataPacket } from 'mysql2/promise';
 import type { ResolvedMariaConnection } from './config.js';
 
 export type Row = Record<string, unknown>;
@@ -22,7 +24,7 @@ class ConnectionQueryable implements Queryable {
 }
 
 export class MariaPool implements Queryable {
-  private pool: Pool | undefined;
+  private pool: Promise<Pool> | undefined;
 
   constructor(private readonly resolve: () => ResolvedMariaConnection) {}
 
@@ -30,41 +32,43 @@ export class MariaPool implements Queryable {
     return this.resolve().database;
   }
 
-  private get(): Pool {
+  private get(): Promise<Pool> {
     if (!this.pool) {
-      const c = this.resolve();
-      this.pool = createPool({
-        host: c.host,
-        port: c.port,
-        user: c.user,
-        password: c.password,
-        database: c.database,
-        connectionLimit: c.maxConnections,
-        idleTimeout: c.idleTimeoutMs,
-        maxIdle: c.maxConnections,
-        jsonStrings: true,
-        supportBigNumbers: true,
-        bigNumberStrings: false,
-        decimalNumbers: false,
-        dateStrings: true,
-        charset: 'utf8mb4',
+      const opening = import('mysql2/promise').then(({ createPool }) => {
+        const c = this.resolve();
+        return createPool({
+          host: c.host,
+          port: c.port,
+          user: c.user,
+          password: c.password,
+          database: c.database,
+          connectionLimit: c.maxConnections,
+          idleTimeout: c.idleTimeoutMs,
+          maxIdle: c.maxConnections,
+          jsonStrings: true,
+          supportBigNumbers: true,
+          bigNumberStrings: false,
+          decimalNumbers: false,
+          dateStrings: true,
+          charset: 'utf8mb4',
+        });
       });
+      // A configuration that cannot be resolved (a missing variable) is tried again next time.
+      opening.catch(() => {
+        if (this.pool === opening) this.pool = undefined;
+      });
+      this.pool = opening;
     }
     return this.pool;
   }
 
   async rows(sql: string, values: readonly unknown[] = []): Promise<Row[]> {
-    const [rows] = await this.get().execute<RowDataPacket[]>(sql, values as ExecuteValues[]);
+    const [rows] = await (await this.get()).execute<RowDataPacket[]>(sql, values as ExecuteValues[]);
     return rows as Row[];
   }
 
-  /** Runs `sql` (text, not prepared): for statements the binary protocol cannot prepare. */
-  async text(sql: string): Promise<void> {
-    await this.get().query(sql);
-  }
-
   async transaction<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
-    const conn = await this.get().getConnection();
+    const conn = await (await this.get()).getConnection();
     try {
       await conn.query('START TRANSACTION');
       try {
@@ -80,15 +84,10 @@ export class MariaPool implements Queryable {
     }
   }
 
-  stats(): { total: number; idle: number; waiting: number } {
-    // mysql2 keeps its counts private; an unopened pool has nothing.
-    const p = this.pool?.pool as unknown as { _allConnections?: { length: number }; _freeConnections?: { length: number }; _connectionQueue?: { length: number } } | undefined;
-    return { total: p?._allConnections?.length ?? 0, idle: p?._freeConnections?.length ?? 0, waiting: p?._connectionQueue?.length ?? 0 };
-  }
-
   async close(): Promise<void> {
     const p = this.pool;
     this.pool = undefined;
-    await p?.end();
+    const pool = await p?.catch(() => undefined);
+    await pool?.end();
   }
 }

@@ -7,7 +7,6 @@ import {
   EngineError,
   type MutationIR,
   type MutationRun as MutationRunInput,
-  type PoolStats,
   type RootFieldIR,
   type RunOptions,
   type SourceConnection,
@@ -109,9 +108,6 @@ export class MariaSourceConnection implements SourceConnection {
     return { rows: await this.pool.rows(sql, values) };
   }
 
-  poolStats(): PoolStats {
-    return this.pool.stats();
-  }
 
   close(): Promise<void> {
     return this.pool.close();

@@ -287,20 +287,3 @@ export function affectedRowsSql(ctx: CompileContext, sel: SelectIR): string {
   const where = andSql([ctx.slots.mark({ kind: 'affected', alias: a }), whereSql(ctx, sel, a, null)]);
   return `SELECT COALESCE(JSON_ARRAYAGG(${row}), '[]') AS root FROM ${quoteTable(sel.from)} AS ${a} WHERE ${where}`;
 }
-
-/** `NOT (<check>)` over the written rows: any row it returns failed the role's check. */
-export function failedCheckSql(ctx: CompileContext, table: SelectFromIR['from'], check: BoolExpIR): string {
-  const a = ctx.alias();
-  const cond = boolExpSql(ctx, check, { cur: a, root: a });
-  return `SELECT 1 AS failed FROM ${quoteTable(table)} AS ${a} WHERE ${ctx.slots.mark({ kind: 'affected', alias: a })} AND NOT (${cond}) LIMIT 1`;
-}
-
-/** The written rows' keys matching `cond` (update/delete targets), locked for the transaction. */
-export function targetRowsSql(ctx: CompileContext, table: SelectFromIR['from'], keys: readonly string[], where: BoolExpIR | null, permission: BoolExpIR | null): string {
-  const a = ctx.alias();
-  const cond = andSql([
-    permission === null ? 'TRUE' : boolExpSql(ctx, permission, { cur: a, root: a }),
-    where === null ? 'TRUE' : boolExpSql(ctx, where, { cur: a, root: a }),
-  ]);
-  return `SELECT ${keys.map((k) => `${a}.${quoteIdent(k)}`).join(', ')} FROM ${quoteTable(table)} AS ${a} WHERE ${cond} FOR UPDATE`;
-}

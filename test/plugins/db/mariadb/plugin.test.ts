@@ -1,0 +1,99 @@
+/**
+ * The mariadb kind is built on the SDK alone: its files import only core/sdk, node built-ins,
+ * its own folder and its npm dependency (mysql2). Also: loading it opens nothing (its pools open
+ * on first use), configurations are checked without I/O, and the compiler keeps values out of
+ * the statement text and quotes identifiers.
+ */
+import { expect } from 'chai';
+import { readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DatabaseKind, RootFieldIR } from '../../../../core/sdk/index.js';
+import { createTestKernel } from '../../../../core/sdk/index.js';
+import { parseMariaConfiguration, resolveMariaConfiguration } from '../../../../plugins/db/mariadb/config.js';
+import { compileRootField } from '../../../../plugins/db/mariadb/sql/compile.js';
+import { quoteIdent } from '../../../../plugins/db/mariadb/sql/quote.js';
+import { similarToRegex } from '../../../../plugins/db/mariadb/sql/template.js';
+import mariadb from '../../../../plugins/db/mariadb/index.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
+const PLUGIN = join(ROOT, 'plugins', 'db', 'mariadb');
+const SDK = join(ROOT, 'core', 'sdk', 'index');
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+}
+
+describe('db/mariadb plugin', () => {
+  it('imports nothing but the SDK, node built-ins, its own files and mysql2', () => {
+    const offences: string[] = [];
+    for (const file of files(PLUGIN)) {
+      const text = readFileSync(file, 'utf8');
+      const statics = text.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s*['"]([^'"]+)['"]/gm);
+      const dynamics = text.matchAll(/\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g);
+      for (const m of [...statics, ...dynamics]) {
+        const spec = m[1]!;
+        if (spec.startsWith('.')) {
+          const target = resolve(dirname(file), spec).replace(/\.(ts|js)$/, '');
+          if (target !== SDK && !target.startsWith(PLUGIN + '/')) offences.push(`${relative(ROOT, file)}: ${spec}`);
+        } else if (!(spec.startsWith('node:') || builtinModules.includes(spec) || spec === 'mysql2' || spec.startsWith('mysql2/'))) {
+          offences.push(`${relative(ROOT, file)}: ${spec}`);
+        }
+      }
+    }
+    expect(offences).to.deep.equal([]);
+  });
+
+  it('registers the kind without connecting, and declares only mutations', async () => {
+    const kernel = await createTestKernel({ plugins: [mariadb] });
+    const kind = kernel.container.resolve<DatabaseKind>('db.mariadb');
+    expect(kind.prefix).to.equal('maria');
+    expect(kind.capabilities).to.deep.equal({ mutations: true });
+    // Nothing listens on this port: connecting is lazy, so this must not throw.
+    const conn = kind.connect('x', { connection_info: { host: '127.0.0.1', port: 1, database: 'none' } });
+    const health = await conn.health(2000);
+    expect(health.status).to.equal('ERROR');
+    await conn.close();
+  });
+
+  it('checks configurations without I/O and reads from_env only when connecting', () => {
+    expect(() => parseMariaConfiguration({ connection_info: { database_url: 'mysql://root@h/db', host: 'h' } }, '$')).to.throw(/cannot be given/);
+    expect(() => parseMariaConfiguration({ connection_info: { host: 'h' } }, '$')).to.throw(/database/);
+    expect(() => parseMariaConfiguration({ connection_info: { database: 'd', port: 0 } }, '$')).to.throw(/port/);
+    const cfg = { connection_info: { database_url: { from_env: 'MARIA_TEST_URL' } } };
+    parseMariaConfiguration(cfg, '$');
+    expect(() => resolveMariaConfiguration(cfg, {})).to.throw(/MARIA_TEST_URL/);
+    expect(resolveMariaConfiguration(cfg, { MARIA_TEST_URL: 'mysql://u:p%40@db.local:3307/shop' })).to.include({ host: 'db.local', port: 3307, user: 'u', password: 'p@', database: 'shop' });
+  });
+
+  it('quotes identifiers with backticks and sends every value as a parameter', () => {
+    expect(quoteIdent('a`b')).to.equal('`a``b`');
+    const ir: RootFieldIR = {
+      kind: 'select',
+      source: 's',
+      single: false,
+      select: {
+        from: { schema: 'db`x', name: 't' },
+        where: { kind: 'compare', lhs: { kind: 'column', name: 'c`1', type: 'text' }, op: '_eq', rhs: { value: { kind: 'const', value: "x' OR 1=1 --" }, dbType: 'text' } },
+        permissionFilter: null,
+        orderBy: [],
+        distinctOn: [],
+        limit: null,
+        offset: null,
+        permissionLimit: null,
+        fields: [{ kind: 'column', alias: 'c', name: 'c`1', type: 'text' }],
+      },
+    };
+    const st = compileRootField(ir, { stringifyNumericTypes: false });
+    expect(st.text).to.not.include('OR 1=1');
+    expect(st.text).to.include('`db``x`.`t`');
+    expect(st.text).to.include('`c``1` = ?');
+    expect(st.order).to.have.length(1);
+  });
+
+  it('translates SIMILAR TO patterns into anchored regular expressions', () => {
+    expect(similarToRegex('(A|G)%')).to.equal('^(?:(A|G).*)$');
+    expect(similarToRegex('a_b.c')).to.equal('^(?:a.b\\.c)$');
+  });
+});
