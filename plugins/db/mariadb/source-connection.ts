@@ -26,6 +26,9 @@ export class MariaSourceConnection implements SourceConnection {
   readonly kind = 'mariadb';
   readonly pool: MariaPool;
   private keys = new Map<string, Promise<TableKeys>>();
+  /** `schema\0table\0column` of the NOT NULL columns, from the last introspection. */
+  private notNull = new Set<string>();
+  private readonly isNotNull = (t: TableRef, column: string): boolean => this.notNull.has(`${t.schema}\0${t.name}\0${column}`);
 
   constructor(resolve: () => ResolvedMariaConnection) {
     this.pool = new MariaPool(resolve);
@@ -35,7 +38,11 @@ export class MariaSourceConnection implements SourceConnection {
     // The schema may have changed: keys read for mutations are read again.
     this.keys = new Map();
     try {
-      return await introspectMaria(this.pool, this.pool.database);
+      const catalog = await introspectMaria(this.pool, this.pool.database);
+      const notNull = new Set<string>();
+      for (const t of catalog.tables) for (const c of t.columns) if (!c.nullable) notNull.add(`${t.schema}\0${t.name}\0${c.name}`);
+      this.notNull = notNull;
+      return catalog;
     } catch (e) {
       throw mariaEngineError(e, 'introspection');
     }
@@ -56,7 +63,7 @@ export class MariaSourceConnection implements SourceConnection {
   }
 
   compileQuery(ir: RootFieldIR, options: CompileOptions): CompiledStatement {
-    return compileRootField(ir, options);
+    return compileRootField(ir, options, this.isNotNull);
   }
 
   async runQuery(statement: CompiledStatement, sessionJson: string, values: readonly unknown[], options?: RunOptions): Promise<string> {

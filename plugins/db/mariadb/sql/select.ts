@@ -23,6 +23,7 @@ import {
   type OrderExprIR,
   type SelectFromIR,
   type SelectIR,
+  type TableRef,
   type TypedValueIR,
   type BoolExpIR,
 } from '../../../../core/sdk/index.js';
@@ -121,14 +122,16 @@ export function orderExprSql(ctx: CompileContext, e: OrderExprIR, table: string)
   }
 }
 
-/** `ISNULL(k) <placement>, k <direction>` for one key. */
-function keySql(key: string, o: Pick<OrderByIR, 'direction' | 'nulls'>): string {
+/** `ISNULL(k) <placement>, k <direction>` for one key; a key that cannot be NULL needs no placement. */
+function keySql(key: string, o: Pick<OrderByIR, 'direction' | 'nulls'>, nullable: boolean): string {
   const dir = o.direction === 'desc' ? 'DESC' : 'ASC';
-  return `ISNULL(${key}) ${o.nulls === 'first' ? 'DESC' : 'ASC'}, ${key} ${dir}`;
+  return nullable ? `ISNULL(${key}) ${o.nulls === 'first' ? 'DESC' : 'ASC'}, ${key} ${dir}` : `${key} ${dir}`;
 }
 
-function orderSql(ctx: CompileContext, orderBy: OrderByIR[], table: string): string {
-  return orderBy.map((o) => keySql(orderExprSql(ctx, o.expr, table), o)).join(', ');
+const nullableKey = (ctx: CompileContext, o: OrderByIR, from: TableRef): boolean => o.expr.kind !== 'column' || !ctx.notNull(from, o.expr.name);
+
+function orderSql(ctx: CompileContext, orderBy: OrderByIR[], table: string, from: TableRef): string {
+  return orderBy.map((o) => keySql(orderExprSql(ctx, o.expr, table), o, nullableKey(ctx, o, from))).join(', ');
 }
 
 /** A limit known now (the client's constant and the role's cap), or null for none. */
@@ -160,7 +163,7 @@ function nestedSelect(ctx: CompileContext, sel: SelectIR, join: JoinSpec, shape:
   const a = ctx.alias();
   const row = rowSql(ctx, sel.fields, a);
   const where = whereSql(ctx, sel, a, join);
-  const order = orderSql(ctx, sel.orderBy, a);
+  const order = orderSql(ctx, sel.orderBy, a, sel.from);
   const from = `FROM ${quoteTable(sel.from)} AS ${a} WHERE ${where}`;
   if (shape === 'object') return `(SELECT ${row} ${from}${order ? ` ORDER BY ${order}` : ''} LIMIT 1)`;
   return `(SELECT COALESCE(JSON_ARRAYAGG(${row}${order ? ` ORDER BY ${order}` : ''}${aggLimitSql(sel)}), JSON_ARRAY()) ${from})`;
@@ -180,21 +183,22 @@ function rootRows(ctx: CompileContext, sel: SelectFromIR, a: string, single: boo
   const hasLimit = single || sel.limit !== null || sel.permissionLimit !== null;
   const paged = hasLimit || sel.offset !== null;
   const table = `${quoteTable(sel.from)} AS ${a}`;
-  if (!paged) return { from: ` FROM ${table}${where === 'TRUE' ? '' : ` WHERE ${where}`}`, order: orderSql(ctx, sel.orderBy, a) };
+  if (!paged) return { from: ` FROM ${table}${where === 'TRUE' ? '' : ` WHERE ${where}`}`, order: orderSql(ctx, sel.orderBy, a, sel.from) };
   // Keys that are not columns are computed once inside and read by name outside.
   const extra: string[] = [];
   const inner: string[] = [];
   const outer: string[] = [];
   sel.orderBy.forEach((o, i) => {
     const key = orderExprSql(ctx, o.expr, a);
+    const nullable = nullableKey(ctx, o, sel.from);
     if (o.expr.kind === 'column') {
-      inner.push(keySql(key, o));
-      outer.push(keySql(key, o));
+      inner.push(keySql(key, o, nullable));
+      outer.push(keySql(key, o, nullable));
     } else {
       const name = quoteIdent(ORDER_KEY + i);
       extra.push(`${key} AS ${name}`);
-      inner.push(keySql(name, o));
-      outer.push(keySql(`${a}.${name}`, o));
+      inner.push(keySql(name, o, nullable));
+      outer.push(keySql(`${a}.${name}`, o, nullable));
     }
   });
   let sql = `SELECT ${[`${a}.*`, ...extra].join(', ')} FROM ${table}`;
@@ -276,7 +280,7 @@ function nestedAggregate(ctx: CompileContext, agg: AggregateSelectIR, join: Join
   const limit = aggLimitSql(agg);
   if (limit !== '' && agg.fields.some((f) => f.kind === 'aggregate')) notSupported('limit or offset on a nested aggregate');
   const where = whereSql(ctx, agg, a, join);
-  const order = orderSql(ctx, agg.orderBy, a);
+  const order = orderSql(ctx, agg.orderBy, a, agg.from);
   return `(SELECT ${aggregateFields(ctx, agg, a, order, limit)} FROM ${quoteTable(agg.from)} AS ${a} WHERE ${where})`;
 }
 
