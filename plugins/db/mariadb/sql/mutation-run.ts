@@ -40,6 +40,8 @@ export async function readTableKeys(q: Queryable, table: TableRef): Promise<Tabl
 
 type KeyRow = unknown[];
 
+// Slot and EXCLUDED markers (see template.ts): control characters no name can hold.
+// eslint-disable-next-line no-control-regex
 const MARK_RE = /\u0001(\d+)\u0001|\u0002([^\u0002]*)\u0002/g;
 
 export class MutationRun {

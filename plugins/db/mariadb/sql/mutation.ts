@@ -25,7 +25,7 @@ import {
 } from '../../../../core/sdk/index.js';
 import { andSql, boolExpSql } from './bool-exp.js';
 import { CompileContext } from './context.js';
-import { quoteIdent, quoteTable } from './quote.js';
+import { checkName, quoteIdent, quoteTable } from './quote.js';
 import { affectedRowsSql } from './select.js';
 import type { Slot } from './template.js';
 import { valueSql } from './values.js';
@@ -108,7 +108,7 @@ function insertPlan(ctx: CompileContext, ins: InsertIR): TablePlan {
   if (ins.onConflict) {
     const oc = ins.onConflict;
     // EXCLUDED.<column>: the proposed row's value, bound per row at run time (`{excluded:c}`).
-    const set = oc.updateColumns.map((c) => `${a}.${quoteIdent(c)} = \u0002${c}\u0002`);
+    const set = oc.updateColumns.map((c) => `${a}.${quoteIdent(c)} = \u0002${checkName(c)}\u0002`);
     for (const p of oc.presets) set.push(`${a}.${quoteIdent(p.column)} = ${valueSql(ctx, p.value)}`);
     onConflict = { constraint: oc.constraint, set, where: cond(ctx, oc.where, a), alias: a };
   }

@@ -1,8 +1,14 @@
 /** Identifiers in backticks (a backtick doubled), and the few literals the compiler writes itself. */
 import { EngineError, type TableRef } from '../../../../core/sdk/index.js';
 
+/** Names holding NUL or the compiler's marker characters (template.ts) are refused, not escaped. */
+export function checkName(name: string): string {
+  if (name.includes('\u0000') || name.includes('\u0001') || name.includes('\u0002')) throw new EngineError('validation-failed', `the name ${JSON.stringify(name)} holds a control character`);
+  return name;
+}
+
 export function quoteIdent(name: string): string {
-  if (name.includes('\u0000')) throw new EngineError('validation-failed', 'identifiers cannot contain NUL');
+  checkName(name);
   return '`' + name.replace(/`/g, '``') + '`';
 }
 
