@@ -5,7 +5,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'svc-data/', 'test/bench/results/', '.tmp/'] },
+  { ignores: ['dist/', 'plugins/api/console/dist/', 'node_modules/', 'svc-data/', 'test/bench/results/', '.tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -76,7 +76,7 @@ describe('console end to end (headless Chromium)', function () {
     this.timeout(600_000);
     await ensureConsoleBuilt();
     db = await createTestDatabase('console_e2e', SETUP);
-    engine = await startTestEngine({ databaseUrl: db.url, adminSecret: SECRET, enableConsole: true });
+    engine = await startTestEngine({ databaseUrl: db.url, adminSecret: SECRET, enableConsole: true, enableRemoteSchemaPermissions: true });
     shots = process.env['SVC_CONSOLE_SCREENSHOTS'] === 'docs' ? DOCS_SHOTS : mkdtempSync(path.join(tmpdir(), 'svc-console-shots-'));
     mkdirSync(shots, { recursive: true });
     browser = await launchBrowser();
@@ -273,9 +273,20 @@ describe('console end to end (headless Chromium)', function () {
       await page.getByTestId('remote-schemas-submit').click();
       await page.getByTestId('remote-schemas-list').getByText('greetings').waitFor();
       await page.getByTestId('remote-schemas-list').getByRole('button', { name: 'Reload' }).click();
-      await shot('12-remote-schemas');
       const answer = await graphql(engine, '{ hello }', undefined, { 'x-svc-admin-secret': SECRET });
       expect(answer.body).to.deep.equal({ data: { hello: 'world' } });
+
+      // With remote schema permissions on, the role sees the remote field only once granted.
+      const asUser = { 'x-svc-admin-secret': SECRET, 'x-svc-role': 'user', 'x-svc-user-id': '1' };
+      expect((await graphql(engine, '{ hello }', undefined, asUser)).body).to.have.property('errors');
+      await page.getByTestId('remote-schemas-list').getByRole('button', { name: 'Add permission…' }).click();
+      await page.getByTestId('remote-schemas-args').fill(
+        JSON.stringify({ remote_schema: 'greetings', role: 'user', definition: { schema: 'type Query { hello: String }' } }),
+      );
+      await page.getByTestId('remote-schemas-submit').click();
+      await page.getByTestId('remote-schema-permissions-list').getByText('user').waitFor();
+      await shot('12-remote-schemas');
+      expect((await graphql(engine, '{ hello }', undefined, asUser)).body).to.deep.equal({ data: { hello: 'world' } });
     } finally {
       await new Promise((resolve) => remote.close(resolve));
     }
@@ -348,6 +359,83 @@ describe('console end to end (headless Chromium)', function () {
       expect(first!.event.op).to.equal('INSERT');
       expect(first!.event.data.new.title).to.equal('Event-sourced');
       expect(second!.id).to.equal(first!.id);
+    } finally {
+      await new Promise((resolve) => hook.close(resolve));
+    }
+  });
+
+  it('sets custom types, creates an action with its permission, and the role calls its handler', async () => {
+    const calls: { input: unknown; session_variables: Record<string, string> }[] = [];
+    const handler = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        calls.push(JSON.parse(body));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ result: 'handled' }));
+      });
+    });
+    await new Promise<void>((resolve) => handler.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (handler.address() as AddressInfo).port;
+      await goto('#/actions');
+      // The custom-types template already holds the output type the action template names.
+      await page.getByTestId('custom-types-create').click();
+      await page.getByTestId('custom-types-submit').click();
+      await page.getByTestId('custom-types-list').getByText('objects: MyActionOutput').waitFor();
+      await page.getByTestId('actions-create').click();
+      await page.getByTestId('actions-args').fill(
+        JSON.stringify({
+          name: 'my_action',
+          definition: { kind: 'synchronous', type: 'mutation', arguments: [{ name: 'input', type: 'String!' }], output_type: 'MyActionOutput', handler: `http://127.0.0.1:${port}/action`, timeout: 30 },
+          comment: 'from the console',
+        }),
+      );
+      await page.getByTestId('actions-submit').click();
+      await page.getByTestId('actions-list').getByText('my_action').waitFor();
+      await page.getByTestId('actions-list').getByRole('button', { name: 'Grant role…' }).click();
+      await page.getByTestId('actions-submit').click();
+      await page.getByTestId('actions-list').getByText('roles: user').waitFor();
+      await shot('13-actions');
+      const answer = await graphql(engine, 'mutation { my_action(input: "hi") { result } }', undefined, { 'x-svc-admin-secret': SECRET, 'x-svc-role': 'user', 'x-svc-user-id': '1' });
+      expect(answer.body).to.deep.equal({ data: { my_action: { result: 'handled' } } });
+      expect(calls).to.have.length(1);
+      expect(calls[0]!.input).to.deep.equal({ input: 'hi' });
+      expect(calls[0]!.session_variables).to.include({ 'x-svc-role': 'user', 'x-svc-user-id': '1' });
+    } finally {
+      await new Promise((resolve) => handler.close(resolve));
+    }
+  });
+
+  it('creates a cron trigger and schedules a one-off event that reaches its webhook', async () => {
+    const deliveries: { payload: unknown; comment?: string | null }[] = [];
+    const hook = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        deliveries.push(JSON.parse(body));
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (hook.address() as AddressInfo).port;
+      await goto('#/scheduled');
+      await page.getByTestId('cron-triggers-create').click();
+      await page.getByTestId('cron-triggers-args').fill(
+        JSON.stringify({ name: 'nightly', webhook: `http://127.0.0.1:${port}/cron`, schedule: '0 3 * * *', payload: { job: 'nightly' }, include_in_metadata: true, comment: 'from the console' }),
+      );
+      await page.getByTestId('cron-triggers-submit').click();
+      await page.getByTestId('cron-triggers-list').getByText('nightly').waitFor();
+      await page.getByRole('button', { name: 'Schedule a one-off event' }).click();
+      await page.getByTestId('cron-triggers-args').fill(
+        JSON.stringify({ webhook: `http://127.0.0.1:${port}/once`, schedule_at: new Date().toISOString(), payload: { once: true }, comment: 'one-off from the console' }),
+      );
+      await page.getByTestId('cron-triggers-submit').click();
+      await until(() => deliveries.length === 1, 'the one-off event to reach its webhook');
+      await shot('14-scheduled');
+      expect(deliveries[0]!.payload).to.deep.equal({ once: true });
+      const exported = await metadata(engine, { type: 'export_metadata', version: 1, args: {} }, { 'x-svc-admin-secret': SECRET });
+      expect(exported.body.cron_triggers.map((c: { name: string }) => c.name)).to.deep.equal(['nightly']);
     } finally {
       await new Promise((resolve) => hook.close(resolve));
     }
