@@ -272,6 +272,23 @@ export function conformanceSuite(adapter: ConformanceAdapter): void {
         await data('mutation { update_article_by_pk(pk_columns: {id: 1}, _set: {views: 10}) { id } }');
       });
 
+      it('inserts related rows through object and array relationships', async () => {
+        const d = await data(`mutation {
+            insert_author_one(object: {id: 10, name: "Dee", articles: {data: [{title: "N1", published: true}, {title: "N2", published: false}]}}) {
+              name articles(order_by: {title: asc}) { title author_id } }
+            insert_article_one(object: {title: "N3", published: true, author: {data: {id: 11, name: "Eve"}}}) { title author { id name } } }`);
+        expect(d).to.deep.equal({
+          insert_author_one: { name: 'Dee', articles: [{ title: 'N1', author_id: 10 }, { title: 'N2', author_id: 10 }] },
+          insert_article_one: { title: 'N3', author: { id: 11, name: 'Eve' } },
+        });
+        const many = await data('mutation { insert_author(objects: [{id: 12, name: "Fay", articles: {data: [{title: "N4", published: true}]}}]) { affected_rows } }');
+        // Every row written counts, the related ones too.
+        expect(many).to.deep.equal({ insert_author: { affected_rows: 2 } });
+        await data('mutation { delete_article(where: {title: {_in: ["N1", "N2", "N3", "N4"]}}) { affected_rows } }');
+        await data('mutation { delete_author(where: {id: {_gte: 10}}) { affected_rows } }');
+        expect(await ids('{}')).to.deep.equal([1, 2, 3, 4]);
+      });
+
       it(caps.onConflict ? 'upserts with on_conflict' : 'has no on_conflict', async () => {
         const q = `mutation { insert_article(objects: [{title: "Alpha", published: true, views: 77}],
             on_conflict: {constraint: ${adapter.titleConstraint}, update_columns: [views]}) { affected_rows returning { id views } } }`;

@@ -51,6 +51,7 @@ export function mariaEngineError(err: unknown, statement: string): EngineError {
   if (e.sqlState?.startsWith('22') || [1264, 1265, 1292, 1366, 1406, 1367, 1411, 3140, 1690].includes(errno)) {
     return new EngineError('data-exception', message, { internal });
   }
+  if (errno === 1969) return new EngineError('time-limit-exceeded', 'Time limit exceeded', { internal });
   if (errno === 1213 || errno === 1205) return new EngineError('concurrent-update', message, { internal });
   return new EngineError('unexpected', 'database query error', { status: 500, internal });
 }

@@ -6,7 +6,7 @@
 import { EngineError, type TableRef } from '../../../../core/sdk/index.js';
 import { duplicateKeyName, isDuplicateKey, mariaEngineError } from '../errors.js';
 import type { Queryable, Row } from '../pool.js';
-import type { InsertRowPlan, MariaCompiledMutation, Marked, ReturnPlan, TablePlan } from './mutation.js';
+import type { InsertPlan, MariaCompiledMutation, Marked, ReturnPlan, TablePlan } from './mutation.js';
 import { quoteIdent, quoteTable } from './quote.js';
 import { bindSlots, type Slot } from './template.js';
 
@@ -62,13 +62,12 @@ export class MutationRun {
   }
 
   /** Marked text → `?` text and its values; `affected` rows by `keys`, `excluded` the proposed row's values. */
-  private render(marked: Marked, affected: { keys: string[]; rows: KeyRow[] } | null, excluded?: Map<string, number>): { sql: string; params: unknown[] } {
+  private render(marked: Marked, affected: { keys: string[]; rows: KeyRow[] } | null, excluded?: ReadonlyMap<string, unknown>): { sql: string; params: unknown[] } {
     const params: unknown[] = [];
     const sql = marked.replace(MARK_RE, (_m, n: string | undefined, col: string | undefined) => {
       if (col !== undefined) {
-        const slot = excluded?.get(col);
-        if (slot === undefined) return `DEFAULT(${quoteIdent(col)})`;
-        params.push(this.bound[slot]);
+        if (!excluded?.has(col)) return `DEFAULT(${quoteIdent(col)})`;
+        params.push(excluded.get(col));
         return '?';
       }
       const s: Slot = this.slots[Number(n)]!;
@@ -165,57 +164,104 @@ export class MutationRun {
     if ((await this.exec(sql, params)).length > 0) throw new EngineError('permission-error', CHECK_FAILED, { path: this.plan.errorPath });
   }
 
-  private async insert(write: Extract<TablePlan, { kind: 'insert' }>, keys: TableKeys): Promise<{ rows: KeyRow[]; count: number }> {
+  /**
+   * Inserts a table's rows (and, through relationships, their related rows), one statement per
+   * row. `fixed[i]`: column values row i takes from its parent; `need`: columns the caller reads
+   * back. Returns per row the written row's `need` and key columns (null: skipped by on_conflict).
+   */
+  private async insertTable(
+    write: InsertPlan,
+    keys: TableKeys,
+    fixed: ReadonlyArray<ReadonlyMap<string, unknown>> | null,
+    need: readonly string[],
+  ): Promise<{ rows: Array<Row | null>; inserted: KeyRow[]; updated: KeyRow[]; count: number; key: string[] }> {
     const key = keys.key;
+    if (key === null && write.check !== null) {
+      throw new EngineError('not-supported', `table ${quoteTable(write.table)} has no primary or unique key to check inserted rows against the role's check`, { path: this.plan.errorPath });
+    }
+    const out: Array<Row | null> = [];
     const inserted: KeyRow[] = [];
     const updated: KeyRow[] = [];
     let count = 0;
-    for (const row of write.rows) {
-      const cols = row.columns.map(quoteIdent).join(', ');
-      let text = `INSERT INTO ${quoteTable(write.table)} (${cols}) VALUES (${row.values.join(', ')})`;
-      if (key) text += ` RETURNING ${key.map(quoteIdent).join(', ')}`;
-      const { sql, params } = this.render(text, null);
+    for (const [i, row] of write.rows.entries()) {
+      const values = new Map<string, unknown>(row.columns.map((c, j) => [c, this.bound[row.valueSlots[j]!]] as const));
+      for (const rel of row.before) {
+        const target = await this.insertTable(rel.insert, await this.keysOf(this.tx, rel.insert.table), null, rel.mapping.map(([, t]) => t));
+        count += target.count;
+        const related = target.rows[0] ?? null;
+        for (const [parentColumn, targetColumn] of rel.mapping) values.set(parentColumn, related === null ? null : related[targetColumn]);
+        if (rel.insert.check) await this.check(rel.insert.check, { keys: target.key, rows: [...target.inserted, ...target.updated] });
+      }
+      for (const [c, v] of fixed?.[i] ?? []) values.set(c, v);
+      const wanted = [...new Set([...(key ?? []), ...need, ...row.after.flatMap((r) => r.mapping.map(([p]) => p))])];
+      const cols = [...values.keys()];
+      let sql = `INSERT INTO ${quoteTable(write.table)} (${cols.map(quoteIdent).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
+      if (wanted.length > 0) sql += ` RETURNING ${wanted.map(quoteIdent).join(', ')}`;
+      let written: Row | null = null;
       try {
-        const out = await this.tx.rows(sql, params);
-        if (key && out[0]) inserted.push(key.map((k) => out[0]![k]));
+        written = (await this.tx.rows(sql, [...values.values()]))[0] ?? {};
+        if (key) inserted.push(key.map((k) => written![k]));
         count++;
       } catch (e) {
         const oc = write.onConflict;
         const name = isDuplicateKey(e) ? duplicateKeyName(e) : null;
         if (!oc || name === null || (oc.constraint !== null && oc.constraint !== name)) throw mariaEngineError(e, sql).atPath(this.plan.errorPath);
-        if (oc.set.length === 0) continue;
-        const existing = await this.conflicting(write.table, oc.alias, oc.where, keys, name, row);
-        if (existing === null) continue;
-        const excluded = new Map(row.columns.map((c, i) => [c, row.valueSlots[i]!] as const));
-        const upd = this.render(`UPDATE ${quoteTable(write.table)} AS ${oc.alias} SET ${oc.set.join(', ')} WHERE ${this.affectedMark(oc.alias)}`, { keys: key ?? [], rows: [existing] }, excluded);
-        await this.exec(upd.sql, upd.params);
-        updated.push(existing);
-        count++;
+        if (oc.set.length > 0) {
+          written = await this.conflicting(write.table, oc.alias, oc.where, keys, name, values, wanted);
+          if (written !== null) {
+            const existing = key!.map((k) => written![k]);
+            const upd = this.render(`UPDATE ${quoteTable(write.table)} AS ${oc.alias} SET ${oc.set.join(', ')} WHERE ${this.affectedMark(oc.alias)}`, { keys: key!, rows: [existing] }, values);
+            await this.exec(upd.sql, upd.params);
+            updated.push(existing);
+            count++;
+          }
+        }
+      }
+      out.push(written);
+      if (written === null) continue;
+      for (const rel of row.after) {
+        const childFixed = rel.insert.rows.map(() => new Map(rel.mapping.map(([p, t]) => [t, written![p]] as const)));
+        const children = await this.insertTable(rel.insert, await this.keysOf(this.tx, rel.insert.table), childFixed, []);
+        count += children.count;
+        if (rel.insert.check) await this.check(rel.insert.check, { keys: children.key, rows: [...children.inserted, ...children.updated] });
       }
     }
-    if (key) {
-      if (write.check) await this.check(write.check, { keys: key, rows: write.updateCheck ? inserted : [...inserted, ...updated] });
-      if (write.updateCheck) await this.check(write.updateCheck, { keys: key, rows: updated });
+    return { rows: out, inserted, updated, count, key: key ?? [] };
+  }
+
+  private async insert(write: InsertPlan, keys: TableKeys): Promise<{ rows: KeyRow[]; count: number }> {
+    const r = await this.insertTable(write, keys, null, []);
+    if (keys.key) {
+      if (write.check) await this.check(write.check, { keys: keys.key, rows: write.updateCheck ? r.inserted : [...r.inserted, ...r.updated] });
+      if (write.updateCheck) await this.check(write.updateCheck, { keys: keys.key, rows: r.updated });
     }
-    return { rows: [...inserted, ...updated], count };
+    return { rows: [...r.inserted, ...r.updated], count: r.count };
   }
 
   /** The existing row a proposed row collided with on unique key `name`, if the update filter lets it be updated. */
-  private async conflicting(table: TableRef, alias: string, where: Marked, keys: TableKeys, name: string, row: InsertRowPlan): Promise<KeyRow | null> {
+  private async conflicting(
+    table: TableRef,
+    alias: string,
+    where: Marked,
+    keys: TableKeys,
+    name: string,
+    proposed: ReadonlyMap<string, unknown>,
+    wanted: readonly string[],
+  ): Promise<Row | null> {
     const cols = keys.uniques.get(name);
     if (!cols || !keys.key) throw new EngineError('constraint-error', `constraint "${name}" for table ${quoteTable(table)} does not exist`, { path: this.plan.errorPath });
     const match: string[] = [];
     const values: unknown[] = [];
     for (const c of cols) {
-      const i = row.columns.indexOf(c);
-      if (i < 0) throw new EngineError('constraint-error', `the conflicting row cannot be found: column "${c}" of "${name}" was not given`, { path: this.plan.errorPath });
+      if (!proposed.has(c)) throw new EngineError('constraint-error', `the conflicting row cannot be found: column "${c}" of "${name}" was not given`, { path: this.plan.errorPath });
       match.push(`${alias}.${quoteIdent(c)} = ?`);
-      values.push(this.bound[row.valueSlots[i]!]);
+      values.push(proposed.get(c));
     }
     const filter = this.render(where, null);
-    const sql = `SELECT ${keys.key.map((k) => `${alias}.${quoteIdent(k)}`).join(', ')} FROM ${quoteTable(table)} AS ${alias} WHERE ${match.join(' AND ')} AND (${filter.sql}) FOR UPDATE`;
+    const select = [...new Set([...keys.key, ...wanted])].map((k) => `${alias}.${quoteIdent(k)}`).join(', ');
+    const sql = `SELECT ${select} FROM ${quoteTable(table)} AS ${alias} WHERE ${match.join(' AND ')} AND (${filter.sql}) FOR UPDATE`;
     const found = await this.exec(sql, [...values, ...filter.params]);
-    return found[0] ? keys.key.map((k) => found[0]![k]) : null;
+    return found[0] ?? null;
   }
 
   private async answers(ret: ReturnPlan, affected: { keys: string[]; rows: KeyRow[] }): Promise<Map<string, string>> {

@@ -35,11 +35,21 @@ export type Marked = string;
 
 export interface InsertRowPlan {
   columns: string[];
-  /** Marked value of each column, in `columns` order. */
-  values: Marked[];
-  /** Slot index of each column's value, to read the proposed row on conflict. */
+  /** Slot index of each column's value, in `columns` order. */
   valueSlots: number[];
+  /** Object relationships whose row is inserted first; the parent's mapped columns take its values. */
+  before: RelationshipInsertPlan[];
+  /** Rows inserted after the parent, their mapped columns taking the parent's values. */
+  after: RelationshipInsertPlan[];
 }
+
+export interface RelationshipInsertPlan {
+  /** (parent column, target column) pairs. */
+  mapping: Array<[string, string]>;
+  insert: InsertPlan;
+}
+
+export type InsertPlan = Extract<TablePlan, { kind: 'insert' }>;
 
 export interface OnConflictPlan {
   constraint: string | null;
@@ -92,16 +102,16 @@ function returnPlan(ctx: CompileContext, table: TableRef, ret: MutationReturnIR)
   return { output: ret.output, selects };
 }
 
-function insertPlan(ctx: CompileContext, ins: InsertIR): TablePlan {
+function insertPlan(ctx: CompileContext, ins: InsertIR): InsertPlan {
   const rows = ins.rows.map((r): InsertRowPlan => {
-    if (r.relationships.length > 0) notSupported('nested inserts through relationships');
-    const values: Marked[] = [];
     const valueSlots: number[] = [];
     for (const c of r.columns) {
-      values.push(valueSql(ctx, c.value));
+      valueSql(ctx, c.value);
       valueSlots.push(ctx.slots.slots.length - 1);
     }
-    return { columns: r.columns.map((c) => c.column), values, valueSlots };
+    const rel = (order: 'before_parent' | 'after_parent'): RelationshipInsertPlan[] =>
+      r.relationships.filter((x) => x.insertionOrder === order).map((x) => ({ mapping: x.mapping, insert: insertPlan(ctx, x.insert) }));
+    return { columns: r.columns.map((c) => c.column), valueSlots, before: rel('before_parent'), after: rel('after_parent') };
   });
   const a = ctx.alias();
   let onConflict: OnConflictPlan | null = null;

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { DatabaseKind, RootFieldIR } from '../../../../core/sdk/index.js';
 import { createTestKernel } from '../../../../core/sdk/index.js';
 import { parseMariaConfiguration, resolveMariaConfiguration } from '../../../../plugins/db/mariadb/config.js';
-import { compileRootField } from '../../../../plugins/db/mariadb/sql/compile.js';
+import { compileRootField, type MariaStatement } from '../../../../plugins/db/mariadb/sql/compile.js';
 import { quoteIdent } from '../../../../plugins/db/mariadb/sql/quote.js';
 import { similarToRegex } from '../../../../plugins/db/mariadb/sql/template.js';
 import mariadb from '../../../../plugins/db/mariadb/index.js';
@@ -55,6 +55,25 @@ describe('db/mariadb plugin', () => {
     const health = await conn.health(2000);
     expect(health.status).to.equal('ERROR');
     await conn.close();
+  });
+
+  it('stops a read at its deadline with time-limit-exceeded (on the machine\'s MariaDB)', async () => {
+    const kernel = await createTestKernel({ plugins: [mariadb] });
+    const kind = kernel.container.resolve<DatabaseKind>('db.mariadb');
+    const conn = kind.connect('x', { connection_info: { host: '127.0.0.1', database: 'mysql' } });
+    try {
+      const sleepy: MariaStatement = { text: 'SELECT SLEEP(5) AS root', params: [], name: 'sleep', order: [] };
+      const started = Date.now();
+      const err = await conn.runQuery(sleepy, '{}', [], { deadline: Date.now() + 300 }).then(
+        () => null,
+        (e: unknown) => e as { code?: string },
+      );
+      expect(err?.code).to.equal('time-limit-exceeded');
+      expect(Date.now() - started).to.be.below(2000);
+      expect(await conn.runQuery({ ...sleepy, text: "SELECT '[1]' AS root" }, '{}', [])).to.equal('[1]');
+    } finally {
+      await conn.close();
+    }
   });
 
   it('checks configurations without I/O and reads from_env only when connecting', () => {
