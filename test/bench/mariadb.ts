@@ -3,11 +3,11 @@
  * bare mysql2 floor (mariadb-floor.ts) running hand-written MariaDB SQL for the same answers, so
  * the ratio is the engine's cost over MariaDB. Bounded: 10,000 authors and 100,000 articles made
  * with MariaDB's sequence tables, and each query run for BENCH_SECONDS (default 8) per side with
- * wrk at BENCH_CONNECTIONS (default 16). A sample of each query is compared between engine and
+ * wrk at BENCH_CONNECTIONS (default 16), after a 2 s warm-up of each side. A sample of each query is compared between engine and
  * floor before it is timed. Usage: npm run bench:mariadb.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createConnection } from 'mysql2/promise';
@@ -98,6 +98,9 @@ async function main(): Promise<void> {
         const f = await postJson(floorUrl, { query: q.graphql, variables: sample });
         if (!isDeepStrictEqual(e.body, f.body)) throw new Error(`${q.id} differs for ${JSON.stringify(sample)}:\nengine ${JSON.stringify(e.body).slice(0, 300)}\nfloor  ${JSON.stringify(f.body).slice(0, 300)}`);
       }
+      // Warm-up: prepared statements on every pooled connection, the engine's plan cache, JIT.
+      await runWrk({ url: engine.url + '/v1/graphql', query: q.graphql, vars: q.vars, headers: ADMIN_HEADERS }, CONNECTIONS, 2, workDir, 2);
+      await runWrk({ url: floorUrl, query: q.graphql, vars: q.vars, headers: { 'content-type': 'application/json' } }, CONNECTIONS, 2, workDir, 2);
       const engineRun = await runWrk({ url: engine.url + '/v1/graphql', query: q.graphql, vars: q.vars, headers: ADMIN_HEADERS }, CONNECTIONS, SECONDS, workDir, 1);
       const floorRun = await runWrk({ url: floorUrl, query: q.graphql, vars: q.vars, headers: { 'content-type': 'application/json' } }, CONNECTIONS, SECONDS, workDir, 1);
       for (const [name, r] of [['engine', engineRun], ['floor', floorRun]] as const) {
@@ -107,7 +110,7 @@ async function main(): Promise<void> {
       console.log(line);
       rows.push(line);
     }
-    console.log(`\nMariaDB kind vs a bare mysql2 floor, ${SECONDS} s per side, ${CONNECTIONS} connections, pool ${POOL}:`);
+    console.log(`\nMariaDB kind vs a bare mysql2 floor, ${SECONDS} s per side, ${CONNECTIONS} connections, pool ${POOL}, load average ${loadavg()[0]!.toFixed(1)}:`);
     console.log('| Query | | engine rps | engine p50 ms | floor rps | floor p50 ms | engine/floor |');
     console.log('|---|---|---|---|---|---|---|');
     for (const r of rows) console.log(r);

@@ -244,6 +244,13 @@ export function conformanceSuite(adapter: ConformanceAdapter): void {
       const capped = { ...ADMIN, 'x-svc-role': 'capped' };
       expect(await data('{ article(order_by: {id: asc}, limit: 3) { id } }', undefined, capped)).to.deep.equal({ article: [{ id: 1 }, { id: 2 }] });
       expect(await errorCode('{ article_aggregate { aggregate { count } } }', undefined, capped)).to.equal('validation-failed');
+      // A session variable compared with a boolean column is read as a boolean.
+      await ok({
+        type: `${p}_create_select_permission`,
+        args: { source: SOURCE, table: table('article'), role: 'drafts', permission: { columns: ['id'], filter: { published: { _eq: 'X-Svc-Published' } } } },
+      });
+      expect(await data('{ article(order_by: {id: asc}) { id } }', undefined, { ...ADMIN, 'x-svc-role': 'drafts', 'x-svc-published': 'false' })).to.deep.equal({ article: [{ id: 2 }] });
+      expect(await data('{ article(order_by: {id: asc}) { id } }', undefined, { ...ADMIN, 'x-svc-role': 'drafts', 'x-svc-published': 'true' })).to.deep.equal({ article: [{ id: 1 }, { id: 3 }, { id: 4 }] });
       // A session variable is a value, never SQL.
       const sneaky = { ...ADMIN, 'x-svc-role': 'user', 'x-svc-user-id': "1' OR '1'='1" };
       const body = await gql('{ article { id } }', undefined, sneaky);

@@ -9,7 +9,7 @@ import { EngineError, type TypedValueIR } from '../../../../core/sdk/index.js';
 /** What one `?` receives. */
 export type Slot =
   /** `params[index]` of the compiled statement, prepared for its use. */
-  | { kind: 'param'; index: number; use: ParamUse; cap?: number }
+  | { kind: 'param'; index: number; use: ParamUse; cap?: number; boolean?: true }
   /** The session variables as JSON text. */
   | { kind: 'session' }
   /** A constant string the compiler chose (a JSON path): sent as a value, never written into the text. */
@@ -39,7 +39,8 @@ export class SlotList {
   /** A placeholder for a statement parameter (a constant, GraphQL variable or session variable). */
   value(v: TypedValueIR, use: ParamUse = 'value', cap?: number): string {
     this.params.push(v);
-    return this.mark({ kind: 'param', index: this.params.length - 1, use, ...(cap !== undefined ? { cap } : {}) });
+    const boolean = v.dbType === 'boolean' || v.dbType === 'bool';
+    return this.mark({ kind: 'param', index: this.params.length - 1, use, ...(cap !== undefined ? { cap } : {}), ...(boolean ? { boolean: true as const } : {}) });
   }
 }
 
@@ -69,9 +70,21 @@ export function bindSlots(order: readonly Slot[], values: readonly unknown[], se
       case 'affected':
         throw new EngineError('unexpected', 'an affected-rows condition outside a mutation');
       case 'param':
-        return prepare(values[s.index], s.use, s.cap);
+        return s.boolean ? booleanValue(prepare(values[s.index], s.use, s.cap)) : prepare(values[s.index], s.use, s.cap);
     }
   });
+}
+
+/**
+ * A BOOLEAN is a TINYINT: text values (session variables) are read as PostgreSQL reads boolean
+ * text, since MariaDB would turn 'true' into 0. Anything else goes as it is.
+ */
+function booleanValue(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  const t = v.trim().toLowerCase();
+  if (['t', 'true', 'y', 'yes', 'on', '1'].includes(t)) return 1;
+  if (['f', 'false', 'n', 'no', 'off', '0'].includes(t)) return 0;
+  return v;
 }
 
 function prepare(v: unknown, use: ParamUse, cap: number | undefined): unknown {
