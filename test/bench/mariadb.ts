@@ -1,7 +1,8 @@
 /**
  * bench:mariadb — Q1-Q3 of the plan (test/bench/queries.ts) against the mariadb kind, beside a
  * bare mysql2 floor (mariadb-floor.ts) running hand-written MariaDB SQL for the same answers, so
- * the ratio is the engine's cost over MariaDB. Bounded: 10,000 authors and 100,000 articles made
+ * the ratio is the engine's cost over MariaDB. Besides throughput it records the CPU each Node
+ * process spent per request (/proc), which a loaded machine distorts much less. Bounded: 10,000 authors and 100,000 articles made
  * with MariaDB's sequence tables, and each query run for BENCH_SECONDS (default 8) per side with
  * wrk at BENCH_CONNECTIONS (default 16), after a 2 s warm-up of each side. A sample of each query is compared between engine and
  * floor before it is timed. Usage: npm run bench:mariadb.
@@ -14,7 +15,7 @@ import { createConnection } from 'mysql2/promise';
 import { isDeepStrictEqual } from 'node:util';
 import { createTestDatabase } from '../helpers/database.js';
 import { ADMIN_HEADERS, postJson, startEngineProcess, waitHealthy } from './engine-process.js';
-import { freePort, startServer } from './proc.js';
+import { freePort, processCpuMicros, startServer } from './proc.js';
 import { QUERIES, rootField, type Vars } from './queries.js';
 import { ensureWrk, runWrk } from './wrk.js';
 
@@ -101,18 +102,24 @@ async function main(): Promise<void> {
       // Warm-up: prepared statements on every pooled connection, the engine's plan cache, JIT.
       await runWrk({ url: engine.url + '/v1/graphql', query: q.graphql, vars: q.vars, headers: ADMIN_HEADERS }, CONNECTIONS, 2, workDir, 2);
       await runWrk({ url: floorUrl, query: q.graphql, vars: q.vars, headers: { 'content-type': 'application/json' } }, CONNECTIONS, 2, workDir, 2);
+      let cpu = processCpuMicros(engine.pid);
       const engineRun = await runWrk({ url: engine.url + '/v1/graphql', query: q.graphql, vars: q.vars, headers: ADMIN_HEADERS }, CONNECTIONS, SECONDS, workDir, 1);
+      const engineCpu = (processCpuMicros(engine.pid) - cpu) / engineRun.requests;
+      cpu = processCpuMicros(floor.pid);
       const floorRun = await runWrk({ url: floorUrl, query: q.graphql, vars: q.vars, headers: { 'content-type': 'application/json' } }, CONNECTIONS, SECONDS, workDir, 1);
+      const floorCpu = (processCpuMicros(floor.pid) - cpu) / floorRun.requests;
       for (const [name, r] of [['engine', engineRun], ['floor', floorRun]] as const) {
         if (r.badStatus + r.badBody + r.socketErrors > 0) throw new Error(`${q.id} ${name}: ${r.badStatus} bad statuses, ${r.badBody} error bodies, ${r.socketErrors} socket errors`);
       }
-      const line = `| ${q.id} | ${q.title} | ${engineRun.rps.toFixed(0)} | ${(engineRun.p50Us / 1000).toFixed(2)} | ${floorRun.rps.toFixed(0)} | ${(floorRun.p50Us / 1000).toFixed(2)} | ${(engineRun.rps / floorRun.rps).toFixed(2)} |`;
+      const line =
+        `| ${q.id} | ${q.title} | ${engineRun.rps.toFixed(0)} | ${(engineRun.p50Us / 1000).toFixed(2)} | ${floorRun.rps.toFixed(0)} | ${(floorRun.p50Us / 1000).toFixed(2)} ` +
+        `| ${(engineRun.rps / floorRun.rps).toFixed(2)} | ${engineCpu.toFixed(0)} | ${floorCpu.toFixed(0)} | ${(engineCpu / floorCpu).toFixed(2)} |`;
       console.log(line);
       rows.push(line);
     }
     console.log(`\nMariaDB kind vs a bare mysql2 floor, ${SECONDS} s per side, ${CONNECTIONS} connections, pool ${POOL}, load average ${loadavg()[0]!.toFixed(1)}:`);
-    console.log('| Query | | engine rps | engine p50 ms | floor rps | floor p50 ms | engine/floor |');
-    console.log('|---|---|---|---|---|---|---|');
+    console.log('| Query | | engine rps | engine p50 ms | floor rps | floor p50 ms | rps engine/floor | engine CPU µs/req | floor CPU µs/req | CPU engine/floor |');
+    console.log('|---|---|---|---|---|---|---|---|---|---|');
     for (const r of rows) console.log(r);
   } finally {
     await floor.stop();

@@ -162,6 +162,12 @@ export function conformanceSuite(adapter: ConformanceAdapter): void {
       // A LIKE wildcard in the value is a pattern; `\\%` matches a literal percent sign.
       if (caps.operators.includes('_like')) expect(await ids('{title: {_like: "%\\\\%"}}')).to.deep.equal([4]);
       expect(await ids('{published: {_eq: false}}')).to.deep.equal([2]);
+      // Text equality is exact, whatever the database's collation.
+      expect(await ids('{title: {_eq: "alpha"}}')).to.deep.equal([]);
+      expect(await ids('{title: {_eq: "Alpha "}}')).to.deep.equal([]);
+      expect(await ids('{title: {_neq: "alpha"}}')).to.deep.equal([1, 2, 3, 4]);
+      expect(await ids('{title: {_in: ["ALPHA", "beta"]}}')).to.deep.equal([2]);
+      expect(await ids('{title: {_nin: ["ALPHA", "beta"]}}')).to.deep.equal([1, 3, 4]);
     });
 
     it('combines _and, _or, _not and filters through relationships', async () => {

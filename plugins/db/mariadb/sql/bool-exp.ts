@@ -19,6 +19,13 @@ const BINARY: Partial<Record<ComparisonOp, string>> = {
   _ceq: '=', _cneq: '<>', _cgt: '>', _clt: '<', _cgte: '>=', _clte: '<=',
 };
 
+/**
+ * Text types: MariaDB's default collations ignore case (and trailing spaces), PostgreSQL's
+ * equality does not, so equality on text is also checked byte for byte.
+ */
+const TEXT_TYPES = new Set(['text', 'varchar', 'char', 'bpchar', 'character varying', 'character', 'citext']);
+const isText = (dbType: string): boolean => TEXT_TYPES.has(dbType) && dbType !== 'citext';
+
 const notSupported = (what: string): never => {
   throw new EngineError('not-supported', `the MariaDB kind does not support ${what}`);
 };
@@ -42,9 +49,18 @@ export function comparisonSql(ctx: CompileContext, lhs: string, op: ComparisonOp
     }
     case '_in':
     case '_nin': {
-      const list = `(SELECT _v FROM JSON_TABLE(${p.value(rhs, 'json')}, '$[*]' COLUMNS (_v ${jsonTableType(rhs.dbType)} PATH '$')) AS _jt)`;
-      return op === '_in' ? `(${lhs} IN ${list})` : `(${lhs} NOT IN ${list})`;
+      const list = (): string => `(SELECT _v FROM JSON_TABLE(${p.value(rhs, 'json')}, '$[*]' COLUMNS (_v ${jsonTableType(rhs.dbType)} PATH '$')) AS _jt)`;
+      if (!isText(rhs.dbType)) return op === '_in' ? `(${lhs} IN ${list()})` : `(${lhs} NOT IN ${list()})`;
+      // Text compares as PostgreSQL does, byte for byte; the collated IN before it keeps indexes usable.
+      const exact = `(BINARY ${lhs} IN (SELECT BINARY _v FROM JSON_TABLE(${p.value(rhs, 'json')}, '$[*]' COLUMNS (_v LONGTEXT PATH '$')) AS _jt))`;
+      return op === '_in' ? `(${lhs} IN ${list()} AND ${exact})` : `(NOT ${exact})`;
     }
+    case '_eq':
+      if (isText(rhs.dbType)) return `(${lhs} = ${valueSql(ctx, rhs)} AND ${lhs} = BINARY ${valueSql(ctx, rhs)})`;
+      return `(${lhs} = ${valueSql(ctx, rhs)})`;
+    case '_neq':
+      if (isText(rhs.dbType)) return `(${lhs} <> BINARY ${valueSql(ctx, rhs)})`;
+      return `(${lhs} <> ${valueSql(ctx, rhs)})`;
     case '_like':
       return `(${lhs} LIKE BINARY ${valueSql(ctx, rhs)})`;
     case '_nlike':
