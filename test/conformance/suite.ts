@@ -208,6 +208,13 @@ export function conformanceSuite(adapter: ConformanceAdapter): void {
       expect(v['article']).to.deep.equal([{ id: 3 }]);
       const n = await data('{ author(where: {id: {_eq: 1}}) { articles(order_by: {id: asc}, limit: 1, offset: 1) { id } } }');
       expect(n['author']).to.deep.equal([{ articles: [{ id: 2 }] }]);
+      const nested = 'query ($l: Int, $o: Int) { author(where: {id: {_eq: 1}}) { articles(order_by: {id: desc}, limit: $l, offset: $o) { id } } }';
+      expect((await data(nested, { l: 1, o: 1 }))['author']).to.deep.equal([{ articles: [{ id: 1 }] }]);
+      expect((await data(nested, { l: 0 }))['author']).to.deep.equal([{ articles: [] }]);
+      expect((await data(nested, { o: 1 }))['author']).to.deep.equal([{ articles: [{ id: 1 }] }]);
+      expect((await data(nested, {}))['author']).to.deep.equal([{ articles: [{ id: 2 }, { id: 1 }] }]);
+      const nodes = await data('query ($l: Int) { author(where: {id: {_eq: 1}}) { articles_aggregate(order_by: {id: asc}, limit: $l) { nodes { id } } } }', { l: 1 });
+      expect(nodes['author']).to.deep.equal([{ articles_aggregate: { nodes: [{ id: 1 }] } }]);
       // The reference engine's answer to a negative limit, written or in a variable.
       expect(await errorCode('{ article(limit: -1) { id } }')).to.equal('not-supported');
       expect(await errorCode('query ($l: Int) { article(limit: $l) { id } }', { l: -1 })).to.equal('not-supported');

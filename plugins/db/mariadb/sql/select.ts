@@ -31,6 +31,7 @@ import { andSql, boolExpSql, joinSql } from './bool-exp.js';
 import type { CompileContext } from './context.js';
 import { nameLiteral, quoteIdent, quoteTable } from './quote.js';
 import { isBigNumberType } from './values.js';
+import type { PagingBound } from './template.js';
 
 export interface JoinSpec {
   parent: string;
@@ -158,6 +159,34 @@ function aggLimitSql(sel: SelectFromIR): string {
   return ` LIMIT ${limit ?? '18446744073709551615'}${offset > 0 ? ` OFFSET ${offset}` : ''}`;
 }
 
+const isVariable = (v: TypedValueIR | null): boolean => v !== null && v.value.kind !== 'const';
+
+/**
+ * Nested paging from variables: JSON_ARRAYAGG's LIMIT takes literals only, so the whole ordered
+ * array is built and sliced with a JSON path parameter (`$[o to e]`) computed when bound.
+ */
+function sliceSql(ctx: CompileContext, sel: SelectFromIR): string {
+  const bound = (v: TypedValueIR | null, what: string): PagingBound | null => {
+    if (v === null) return null;
+    if (v.value.kind === 'const') return { const: constPaging(v, what) };
+    ctx.slots.params.push(v);
+    return { index: ctx.slots.params.length - 1 };
+  };
+  const limit = bound(sel.limit, 'limit');
+  const offset = bound(sel.offset, 'offset');
+  return ctx.slots.mark({ kind: 'slice', limit, offset, ...(sel.permissionLimit !== null ? { cap: sel.permissionLimit } : {}) });
+}
+
+/** `COALESCE(JSON_ARRAYAGG(<row> ORDER BY .. LIMIT ..), JSON_ARRAY())`, paged as the level asks. */
+function arrayAggSql(ctx: CompileContext, sel: SelectFromIR, row: string, order: string): string {
+  const ordered = order ? ` ORDER BY ${order}` : '';
+  if (isVariable(sel.limit) || isVariable(sel.offset)) {
+    const path = sliceSql(ctx, sel);
+    return `COALESCE(JSON_EXTRACT(JSON_ARRAYAGG(${row}${ordered}), ${path}), JSON_ARRAY())`;
+  }
+  return `COALESCE(JSON_ARRAYAGG(${row}${ordered}${aggLimitSql(sel)}), JSON_ARRAY())`;
+}
+
 function nestedSelect(ctx: CompileContext, sel: SelectIR, join: JoinSpec, shape: 'list' | 'object'): string {
   checkSelect(sel);
   const a = ctx.alias();
@@ -166,7 +195,7 @@ function nestedSelect(ctx: CompileContext, sel: SelectIR, join: JoinSpec, shape:
   const order = orderSql(ctx, sel.orderBy, a, sel.from);
   const from = `FROM ${quoteTable(sel.from)} AS ${a} WHERE ${where}`;
   if (shape === 'object') return `(SELECT ${row} ${from}${order ? ` ORDER BY ${order}` : ''} LIMIT 1)`;
-  return `(SELECT COALESCE(JSON_ARRAYAGG(${row}${order ? ` ORDER BY ${order}` : ''}${aggLimitSql(sel)}), JSON_ARRAY()) ${from})`;
+  return `(SELECT ${arrayAggSql(ctx, sel, row, order)} ${from})`;
 }
 
 /** The root level's rows: a derived table when paged (so paging happens before JSON is built). */
@@ -232,12 +261,16 @@ export function rootSelectSql(ctx: CompileContext, sel: SelectIR, single: boolea
   return `SELECT COALESCE(JSON_ARRAYAGG(${row}${rows.order ? ` ORDER BY ${rows.order}` : ''}), '[]') AS root${rows.from}`;
 }
 
-function aggregateFields(ctx: CompileContext, agg: AggregateSelectIR, a: string, order: string, nodesLimit: string): string {
+/** `pageNodes`: the nodes take the level's paging (nested levels; the root pages its rows before). */
+function aggregateFields(ctx: CompileContext, agg: AggregateSelectIR, a: string, order: string, pageNodes: boolean): string {
   const pairs: Array<[string, string]> = [];
   for (const f of agg.fields) {
     if (f.kind === 'typename') pairs.push([f.alias, nameLiteral(f.typeName)]);
     else if (f.kind === 'aggregate') pairs.push([f.alias, jsonObject(f.ops.map((op) => aggregateOp(ctx, op, a)))]);
-    else pairs.push([f.alias, `COALESCE(JSON_ARRAYAGG(${rowSql(ctx, f.fields, a)}${order ? ` ORDER BY ${order}` : ''}${nodesLimit}), JSON_ARRAY())`]);
+    else {
+      const row = rowSql(ctx, f.fields, a);
+      pairs.push([f.alias, pageNodes ? arrayAggSql(ctx, agg, row, order) : `COALESCE(JSON_ARRAYAGG(${row}${order ? ` ORDER BY ${order}` : ''}), JSON_ARRAY())`]);
+    }
   }
   return jsonObject(pairs);
 }
@@ -270,18 +303,18 @@ function aggregateOp(ctx: CompileContext, op: AggregateOpIR, a: string): [string
 export function rootAggregateSql(ctx: CompileContext, agg: AggregateSelectIR): string {
   const a = ctx.alias();
   const rows = rootRows(ctx, agg, a, false);
-  return `SELECT ${aggregateFields(ctx, agg, a, rows.order, '')} AS root${rows.from}`;
+  return `SELECT ${aggregateFields(ctx, agg, a, rows.order, false)} AS root${rows.from}`;
 }
 
 /** A nested `<rel>_aggregate`: paging applies to its nodes only when it has no aggregate to cap. */
 function nestedAggregate(ctx: CompileContext, agg: AggregateSelectIR, join: JoinSpec): string {
   checkSelect(agg);
   const a = ctx.alias();
-  const limit = aggLimitSql(agg);
-  if (limit !== '' && agg.fields.some((f) => f.kind === 'aggregate')) notSupported('limit or offset on a nested aggregate');
+  const paged = agg.limit !== null || agg.offset !== null || agg.permissionLimit !== null;
+  if (paged && agg.fields.some((f) => f.kind === 'aggregate')) notSupported('limit or offset on a nested aggregate');
   const where = whereSql(ctx, agg, a, join);
   const order = orderSql(ctx, agg.orderBy, a, agg.from);
-  return `(SELECT ${aggregateFields(ctx, agg, a, order, limit)} FROM ${quoteTable(agg.from)} AS ${a} WHERE ${where})`;
+  return `(SELECT ${aggregateFields(ctx, agg, a, order, true)} FROM ${quoteTable(agg.from)} AS ${a} WHERE ${where})`;
 }
 
 /** Rows a mutation wrote (the `affected` slot, expanded per run), through the role's select filter. */

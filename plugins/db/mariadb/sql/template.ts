@@ -14,8 +14,15 @@ export type Slot =
   | { kind: 'session' }
   /** A constant string the compiler chose (a JSON path): sent as a value, never written into the text. */
   | { kind: 'text'; value: string }
+  /**
+   * A JSON path slicing an array to rows offset..offset+limit-1 (`$[o to e]`): paging of a nested
+   * level whose limit or offset is a variable. Each bound is a constant, or `params[index]`.
+   */
+  | { kind: 'slice'; limit: PagingBound | null; offset: PagingBound | null; cap?: number }
   /** Mutations: the condition matching the rows a statement wrote, expanded per run. */
   | { kind: 'affected'; alias: string };
+
+export type PagingBound = { const: number } | { index: number };
 
 /** How a value goes to the server: as is, as a JSON array (for `_in`), or rewritten (patterns, paging). */
 export type ParamUse = 'value' | 'json' | 'limit' | 'offset' | 'similar' | 'regex' | 'iregex';
@@ -69,10 +76,28 @@ export function bindSlots(order: readonly Slot[], values: readonly unknown[], se
         return s.value;
       case 'affected':
         throw new EngineError('unexpected', 'an affected-rows condition outside a mutation');
+      case 'slice': {
+        const bound = (b: PagingBound | null, use: 'limit' | 'offset'): number | null =>
+          b === null ? null : 'const' in b ? b.const : pagingValue(values[b.index], use);
+        let limit = bound(s.limit, 'limit');
+        if (s.cap !== undefined) limit = limit === null ? s.cap : Math.min(limit, s.cap);
+        const offset = bound(s.offset, 'offset') ?? 0;
+        // No row wanted: a path an array never matches, which the compiler turns into [].
+        if (limit === 0) return '$.none';
+        return limit === null ? `$[${offset} to last]` : `$[${offset} to ${offset + limit - 1}]`;
+      }
       case 'param':
         return s.boolean ? booleanValue(prepare(values[s.index], s.use, s.cap)) : prepare(values[s.index], s.use, s.cap);
     }
   });
+}
+
+function pagingValue(v: unknown, use: 'limit' | 'offset'): number | null {
+  if (v === null || v === undefined) return null;
+  const n = typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
+  if (typeof n === 'number' && n < 0) throw new EngineError('not-supported', 'unexpected negative value');
+  if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw new EngineError('validation-failed', `expected an integer for ${use}`);
+  return n;
 }
 
 /**
@@ -94,9 +119,10 @@ function prepare(v: unknown, use: ParamUse, cap: number | undefined): unknown {
       return v === null ? null : JSON.stringify(v);
     case 'limit':
     case 'offset': {
-      const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
-      if (typeof n === 'number' && n < 0) throw new EngineError('not-supported', 'unexpected negative value');
-      if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw new EngineError('validation-failed', `expected an integer for ${use}`);
+      // A null limit is no limit (the role's cap, if any), a null offset none, as in PostgreSQL.
+      const n = pagingValue(v, use);
+      if (use === 'offset') return n ?? 0;
+      if (n === null) return cap ?? Number.MAX_SAFE_INTEGER;
       return cap === undefined ? n : Math.min(n, cap);
     }
     case 'similar':
