@@ -234,6 +234,16 @@ export function conformanceSuite(adapter: ConformanceAdapter): void {
       expect(c['article_aggregate']).to.deep.equal({ aggregate: { count: 3, cd: 3 } });
       const n = await data('{ author(order_by: {id: asc}) { articles_aggregate { aggregate { count } } } }');
       expect(n['author']).to.deep.equal([1, 2, 3].map((_, i) => ({ articles_aggregate: { aggregate: { count: [2, 1, 1][i] } } })));
+      // A limit caps the rows aggregated, nested too (with a constant and with a variable).
+      for (const [q, vars] of [
+        ['{ author(where: {id: {_eq: 1}}) { articles_aggregate(order_by: {id: desc}, limit: 1) { aggregate { count sum { views } } nodes { id } } } }', undefined],
+        ['query ($l: Int) { author(where: {id: {_eq: 1}}) { articles_aggregate(order_by: {id: desc}, limit: $l) { aggregate { count sum { views } } nodes { id } } } }', { l: 1 }],
+      ] as const) {
+        const paged = (await data(q, vars))['author'] as Array<{ articles_aggregate: { aggregate: { count: number; sum: { views: unknown } }; nodes: unknown[] } }>;
+        expect(paged[0]!.articles_aggregate.aggregate.count).to.equal(1);
+        expect(Number(paged[0]!.articles_aggregate.aggregate.sum.views)).to.equal(20);
+        expect(paged[0]!.articles_aggregate.nodes).to.deep.equal([{ id: 2 }]);
+      }
     });
 
     it('reads a row by primary key', async () => {

@@ -311,7 +311,7 @@ function nestedAggregate(ctx: CompileContext, agg: AggregateSelectIR, join: Join
   checkSelect(agg);
   const a = ctx.alias();
   const paged = agg.limit !== null || agg.offset !== null || agg.permissionLimit !== null;
-  if (paged && agg.fields.some((f) => f.kind === 'aggregate')) notSupported('limit or offset on a nested aggregate');
+  if (paged && agg.fields.some((f) => f.kind === 'aggregate')) return pagedNestedAggregate(ctx, agg, join);
   const where = whereSql(ctx, agg, a, join);
   const order = orderSql(ctx, agg.orderBy, a, agg.from);
   return `(SELECT ${aggregateFields(ctx, agg, a, order, true)} FROM ${quoteTable(agg.from)} AS ${a} WHERE ${where})`;
@@ -323,4 +323,48 @@ export function affectedRowsSql(ctx: CompileContext, sel: SelectIR): string {
   const row = rowSql(ctx, sel.fields, a);
   const where = andSql([ctx.slots.mark({ kind: 'affected', alias: a }), whereSql(ctx, sel, a, null)]);
   return `SELECT COALESCE(JSON_ARRAYAGG(${row}), '[]') AS root FROM ${quoteTable(sel.from)} AS ${a} WHERE ${where}`;
+}
+
+/** The JSON_TABLE column type that reads back a column of catalog type `type` from JSON. */
+function readBackType(type: string): string {
+  if (['smallint', 'integer', 'bigint', 'boolean'].includes(type)) return 'BIGINT';
+  if (type === 'numeric') return 'DECIMAL(65,30)';
+  if (type === 'real' || type === 'double precision') return 'DOUBLE';
+  if (type === 'date') return 'DATE';
+  if (type === 'timestamp') return 'DATETIME(6)';
+  return 'LONGTEXT';
+}
+
+/**
+ * A nested aggregate over a paged set (the client's limit/offset or the role's row limit): the
+ * aggregated columns of the paged rows are gathered as a JSON array of arrays, which JSON_TABLE
+ * reads back as rows (under the columns' own names) for the aggregate functions, since a derived
+ * table could not see the parent row. The nodes are a second correlated sub-select, paged alike.
+ */
+function pagedNestedAggregate(ctx: CompileContext, agg: AggregateSelectIR, join: JoinSpec): string {
+  const columns = new Map<string, string>();
+  for (const f of agg.fields) {
+    if (f.kind !== 'aggregate') continue;
+    for (const op of f.ops) {
+      if (op.kind === 'count') for (const c of op.columns) columns.set(c, columns.get(c) ?? 'text');
+      else if (op.kind === 'fn') for (const x of op.fields) if (x.kind === 'column') columns.set(x.name, x.type);
+    }
+  }
+  const names = [...columns.keys()];
+  const a = ctx.alias();
+  const values = `JSON_ARRAY(${names.map((c) => `${a}.${quoteIdent(c)}`).join(', ')})`;
+  const rows = `(SELECT ${arrayAggSql(ctx, agg, values, orderSql(ctx, agg.orderBy, a, agg.from))} FROM ${quoteTable(agg.from)} AS ${a} WHERE ${whereSql(ctx, agg, a, join)})`;
+  const defs = [`${quoteIdent('__svc_row')} FOR ORDINALITY`, ...names.map((c, i) => `${quoteIdent(c)} ${readBackType(columns.get(c)!)} PATH '$[${i}]'`)];
+  const j = ctx.alias();
+  const pairs: Array<[string, string]> = [];
+  for (const f of agg.fields) {
+    if (f.kind === 'typename') pairs.push([f.alias, nameLiteral(f.typeName)]);
+    else if (f.kind === 'aggregate') pairs.push([f.alias, jsonObject(f.ops.map((op) => aggregateOp(ctx, op, j)))]);
+    else {
+      const n = ctx.alias();
+      const row = rowSql(ctx, f.fields, n);
+      pairs.push([f.alias, `(SELECT ${arrayAggSql(ctx, agg, row, orderSql(ctx, agg.orderBy, n, agg.from))} FROM ${quoteTable(agg.from)} AS ${n} WHERE ${whereSql(ctx, agg, n, join)})`]);
+    }
+  }
+  return `(SELECT ${jsonObject(pairs)} FROM JSON_TABLE(${rows}, '$[*]' COLUMNS (${defs.join(', ')})) AS ${j})`;
 }
