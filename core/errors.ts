@@ -67,6 +67,11 @@ export interface EngineErrorInit {
    * came: a GraphQL response is then `{"data":null,"errors":<these>}`.
    */
   graphqlErrors?: readonly unknown[];
+  /**
+   * The error ended an operation that had started running (an action's call): a GraphQL
+   * response then carries `"data":null` beside the errors, as the reference answers them.
+   */
+  nullData?: boolean;
 }
 
 /**
@@ -84,6 +89,7 @@ export class EngineError extends Error {
   readonly internal: unknown;
   readonly extensions: Record<string, unknown> | undefined;
   readonly graphqlErrors: readonly unknown[] | undefined;
+  readonly nullData: boolean;
 
   constructor(code: ErrorCode, message: string, init: EngineErrorInit = {}) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -94,6 +100,7 @@ export class EngineError extends Error {
     this.internal = init.internal;
     this.extensions = init.extensions;
     this.graphqlErrors = init.graphqlErrors;
+    this.nullData = init.nullData ?? false;
   }
 
   /** A copy of this error whose path is prefixed, for errors raised deep inside a bulk or args. */
@@ -105,6 +112,7 @@ export class EngineError extends Error {
       cause: this.cause,
       ...(this.extensions ? { extensions: this.extensions } : {}),
       ...(this.graphqlErrors ? { graphqlErrors: this.graphqlErrors } : {}),
+      ...(this.nullData ? { nullData: true } : {}),
     });
   }
 }

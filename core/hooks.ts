@@ -74,6 +74,12 @@ export interface MetadataApplyContext {
   previous: SchemaCache;
   next: SchemaCache;
   reload: ReloadRequest | null;
+  /**
+   * Work that must follow the change only once it is persisted and installed (data that goes
+   * with a dropped object, rows generated for a new one): run after the commit, in order; a
+   * refused or failed commit never runs it. Its failures are logged, as the change stands.
+   */
+  afterCommit(work: () => Promise<void>): void;
 }
 
 export interface HttpRoutesContext {

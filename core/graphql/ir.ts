@@ -142,6 +142,18 @@ export interface ExternalContext {
   headers: Readonly<Record<string, string | string[] | undefined>>;
   /** The request's query text (actions send it to their handler as `request_query`). */
   query?: string;
+  /**
+   * The operation's time limit (API limits), for the statements run on its behalf after the
+   * external call: an action's relationships, a join to another source.
+   */
+  deadline?: number;
+  /** The client's operation name: remote schemas get their operation under the same name. */
+  operationName?: string;
+  /**
+   * Headers to add to the client's HTTP response (a remote schema's `Set-Cookie`); absent for
+   * transports that have no response to add them to (websockets).
+   */
+  responseHeaders?: Array<[string, string]>;
 }
 
 /**

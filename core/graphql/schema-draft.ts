@@ -78,6 +78,12 @@ export interface RemoteFieldPart {
 export interface RemoteFieldGroup {
   /** Runs the parts of one operation in one call; the answer is the JSON text of each part's value. */
   run(parts: readonly RemoteFieldPart[], ctx: ExternalContext): Promise<string[]>;
+  /**
+   * Only for fields that may be subscribed to without a database (an asynchronous action's
+   * result): one poll of the parts, and whether their answers are final (they will not change,
+   * so the subscription completes). Groups without it are refused in subscriptions.
+   */
+  poll?(parts: readonly RemoteFieldPart[], ctx: ExternalContext): Promise<{ values: string[]; final: boolean }>;
 }
 
 export type RootFieldPlanner = DbRootFieldPlanner | NamespacePlanner | RemoteRootFieldPlanner;
@@ -100,6 +106,8 @@ export interface SchemaKit {
   /** The row object type and select arguments of a view, from this schema's type registry. */
   objectType(view: TableView): GraphQLObjectType;
   selectArgs(view: TableView): GraphQLFieldConfigArgumentMap;
+  /** The view's `<t>_aggregate` type (for `<rel>_aggregate` fields of joins to other sources). */
+  aggregateType(view: TableView): GraphQLObjectType;
 }
 
 /** Adds fields to table row types; tapped into a draft by a plugin before the sources are added. */

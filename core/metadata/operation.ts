@@ -53,6 +53,11 @@ export interface OperationContext {
   invalidateCatalog?(sourceName: string): void;
   /** Persist even if the rebuilt metadata has inconsistencies (replace_metadata's flag). */
   allowInconsistency(): void;
+  /**
+   * Work on data outside the metadata that must follow this change only once it is committed
+   * (an action's stored results on drop): never run when the request fails or is refused.
+   */
+  afterCommit(work: () => Promise<void>): void;
   /** The database kind plugin serving a kind name (`postgres`) or prefix (`pg`). */
   dbKind(kindOrPrefix: string): DatabaseKind;
   /** The catalog of a source in `draft`: from the live cache, or introspected now for a new source. */

@@ -39,6 +39,8 @@ interface RequestState {
   allowInconsistent: boolean;
   catalogs: Map<string, DatabaseCatalog>;
   preview: { draftJson: string; cache: SchemaCache } | null;
+  /** Work to run once the change is committed (`afterCommit` of operations and apply taps). */
+  committed: Array<() => Promise<void>>;
 }
 
 export class MetadataService {
@@ -122,7 +124,7 @@ export class MetadataService {
         { status: 409, path: '$' },
       );
     }
-    const state: RequestState = { changed: false, reload: null, allowInconsistent: false, catalogs: new Map(), preview: null };
+    const state: RequestState = { changed: false, reload: null, allowInconsistent: false, catalogs: new Map(), preview: null, committed: [] };
     // Copied on first use: requests that only read (data operations, exports) never pay for it.
     let draft: MetadataDocument | undefined;
     const draftRef = {
@@ -169,9 +171,17 @@ export class MetadataService {
           });
         }
       }
-      await this.deps.hooks.onMetadataApply.promise({ previous: cache, next, reload: state.reload });
+      const committed = state.committed;
+      await this.deps.hooks.onMetadataApply.promise({ previous: cache, next, reload: state.reload, afterCommit: (work) => committed.push(work) });
       if (state.changed) next.resourceVersion = await this.deps.store.write(draftRef.draft, cache.resourceVersion);
       this.install(next, 'local');
+      for (const work of committed) {
+        try {
+          await work();
+        } catch (e) {
+          this.deps.logger.warn('metadata', { message: 'work following a committed metadata change failed', error: e instanceof Error ? e.message : String(e) });
+        }
+      }
     }
     return { body: bulk ? results : results[0], status };
   }
@@ -233,6 +243,9 @@ export class MetadataService {
       },
       allowInconsistency: () => {
         state.allowInconsistent = true;
+      },
+      afterCommit: (work) => {
+        state.committed.push(work);
       },
       dbKind: (kindOrPrefix) => requireDatabaseKind(container, kindOrPrefix),
       catalogFor: async (sourceName) => {

@@ -99,6 +99,8 @@ export { applySchemaChange } from '../metadata/schema-change.js';
 export type { SchemaChangeOutcome } from '../metadata/schema-change.js';
 export { exportMetadata, parseMetadataDocument } from '../metadata/document.js';
 export { dropInconsistentObjects, inconsistencyDroppers } from '../metadata/drop-inconsistent.js';
+export { rootFieldReservations } from '../metadata/root-field-reservations.js';
+export type { RootFieldReservation } from '../metadata/root-field-reservations.js';
 export type { InconsistencyDropper } from '../metadata/drop-inconsistent.js';
 export { initialMetadata, DATABASE_URL_ENV } from '../metadata/defaults.js';
 export { METADATA_STORE_KEY } from '../metadata/store.js';
@@ -175,7 +177,7 @@ export type { AddSourceOptions } from '../graphql/schema/index.js';
 export { emptySchemaDraft } from '../graphql/schema-draft.js';
 export { schemaKit } from '../graphql/schema/extra-fields.js';
 export { scalarType } from '../graphql/scalars.js';
-export { buildSelect } from '../graphql/plan/select.js';
+export { buildAggregateSelect, buildSelect } from '../graphql/plan/select.js';
 export type { CollectedField } from '../graphql/plan/selection.js';
 export type { TableView, ColumnView } from '../graphql/plan/view.js';
 export type {
@@ -219,6 +221,7 @@ export { sessionVariablesOf } from '../graphql/execute/mutation.js';
 export { parseGraphQLHttpBody, parseGraphQLQueryString, parseGraphQLRequest } from '../graphql/execute/request.js';
 export type { GraphQLHttpRequest, GraphQLRequest } from '../graphql/execute/request.js';
 export { graphqlErrorJson } from '../graphql/execute/errors.js';
+export { isLosslessInteger, parseLossless, stringifyLossless, unmarkLossless } from '../lossless-json.js';
 export { explainRequest, parseExplainBody } from '../graphql/execute/explain.js';
 
 // ---- HTTP -----------------------------------------------------------------------------------

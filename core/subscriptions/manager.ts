@@ -20,6 +20,8 @@ import { graphqlErrorJson } from '../graphql/execute/errors.js';
 import { showInternalTo } from '../http/error-response.js';
 import { subscriptionPlan, type SubscriptionPlan } from './plan.js';
 import { Poller, type PollerMetrics, type SubscriberSink } from './poller.js';
+import { polledSteps, startPolled, type PolledSubscription } from './polled.js';
+import type { ExternalContext } from '../graphql/ir.js';
 
 /** The database refused a subscription's first run (an execution error, not a planning one). */
 export class FirstRunError extends Error {
@@ -79,6 +81,8 @@ export class SubscriptionManager {
     // The allow-list and API limits refuse a subscription at start, as a query. A time limit
     // does not apply: a refetch serves many subscribers at once.
     await this.executor.admit(request, session, meta);
+    const polled = polledSteps(planned.compiled.steps);
+    if (polled) return this.subscribePolled(polled, request, planned.variables, session, sink, meta);
     const plan = subscriptionPlan(planned.compiled, { stringifyNumericTypes: this.config.stringifyNumericTypes });
     const names = plan.sessionVariables === 'all' ? Object.keys(session.variables).sort() : plan.sessionVariables;
     requireSessionVariables(names, session);
@@ -109,6 +113,33 @@ export class SubscriptionManager {
     };
   }
 
+  /** Fields answered without a database (an async action's result): polled per subscriber. */
+  private async subscribePolled(
+    steps: NonNullable<ReturnType<typeof polledSteps>>,
+    request: GraphQLRequest,
+    variables: Record<string, unknown>,
+    session: Session,
+    sink: SubscriberSink,
+    meta?: ExecutionMeta,
+  ): Promise<SubscriptionHandle> {
+    const ctx: ExternalContext = { session, variables, headers: meta?.headers ?? {}, query: request.query };
+    let polled: PolledSubscription;
+    try {
+      polled = await startPolled(steps, ctx, sink, this.errorsJsonFor(session));
+    } catch (e) {
+      throw new FirstRunError(e);
+    }
+    return { stop: () => polled.stop() };
+  }
+
+  private errorsJsonFor(session: Session): (e: unknown) => string {
+    const showInternal = showInternalTo(session, this.config);
+    return (e) => {
+      const body = JSON.parse(graphqlErrorJson(e, showInternal).json) as { errors: unknown[] };
+      return JSON.stringify(body.errors);
+    };
+  }
+
   stats(): SubscriptionStats {
     let cohorts = 0;
     let subscribers = 0;
@@ -133,17 +164,13 @@ export class SubscriptionManager {
 
   private startPoller(key: string, plan: SubscriptionPlan, session: Session): Poller {
     const streaming = plan.statement.streaming;
-    const showInternal = showInternalTo(session, this.config);
     const poller: Poller = new Poller(key, plan, {
       streaming,
       refetchInterval: () =>
         streaming ? this.config.streamingQueriesMultiplexedRefetchInterval : this.config.liveQueriesMultiplexedRefetchInterval,
       batchSize: () => (streaming ? this.config.streamingQueriesMultiplexedBatchSize : this.config.liveQueriesMultiplexedBatchSize),
       tracking: () => this.tracked.has(poller) && this.feeds.get(plan.connection)?.up === true,
-      errorsJson: (e) => {
-        const body = JSON.parse(graphqlErrorJson(e, showInternal).json) as { errors: unknown[] };
-        return JSON.stringify(body.errors);
-      },
+      errorsJson: this.errorsJsonFor(session),
       metrics: this.metrics,
       onIdle: () => {
         if (this.pollers.get(key) === poller) this.pollers.delete(key);

@@ -24,6 +24,8 @@ import type { SubscriptionPlan } from './plan.js';
 export interface SubscriberSink {
   /** One response as JSON text: `{"data":...}` or `{"data":null,"errors":[...]}`. */
   push(json: string): void;
+  /** The subscription has ended on the server's side (its answer is final); the transport says so. */
+  complete?(): void;
 }
 
 export interface SubscriberInput {

@@ -21,6 +21,8 @@ export interface TestGraphQLServer {
   delayMs: number;
   /** Replace the answer with this raw body (for bad-response tests); null answers normally. */
   rawAnswer: string | null;
+  /** Headers added to every answer (a `Set-Cookie`, for instance). */
+  answerHeaders: Record<string, string | string[]>;
   stop(): Promise<void>;
   start(): Promise<void>;
 }
@@ -37,6 +39,7 @@ export async function startGraphQLServer(
     requests: [],
     delayMs: 0,
     rawAnswer: null,
+    answerHeaders: {},
     async stop() {
       const s = server;
       server = null;
@@ -55,6 +58,7 @@ export async function startGraphQLServer(
             if (state.delayMs > 0) await new Promise((r) => setTimeout(r, state.delayMs));
             if (res.destroyed) return;
             res.setHeader('content-type', 'application/json');
+            for (const [name, value] of Object.entries(state.answerHeaders)) res.setHeader(name, value);
             if (state.rawAnswer !== null) {
               res.end(state.rawAnswer);
               return;

@@ -54,6 +54,8 @@ export interface TestOperationContext extends OperationContext {
   changed: boolean;
   reloads: ReloadRequest[];
   inconsistencyAllowed: boolean;
+  /** What the operations asked to run after the commit, in order. */
+  committed: Array<() => Promise<void>>;
   catalogs: Record<string, DatabaseCatalog>;
 }
 
@@ -105,6 +107,7 @@ export async function makeOperationContext(opts: TestContextOptions = {}): Promi
     changed: false,
     reloads: [],
     inconsistencyAllowed: false,
+    committed: [],
     catalogs,
     markChanged() {
       ctx.changed = true;
@@ -114,6 +117,9 @@ export async function makeOperationContext(opts: TestContextOptions = {}): Promi
     },
     allowInconsistency() {
       ctx.inconsistencyAllowed = true;
+    },
+    afterCommit(work) {
+      ctx.committed.push(work);
     },
     dbKind: stubKind,
     async catalogFor(sourceName) {

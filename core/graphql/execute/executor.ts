@@ -38,6 +38,8 @@ export interface ExecutionMeta {
   queryOnly?: boolean;
   /** The client's request headers, for remote schemas that forward them; absent: none. */
   headers?: Readonly<Record<string, string | string[] | undefined>>;
+  /** Where the HTTP transport collects headers for its response (a remote's Set-Cookie). */
+  responseHeaders?: Array<[string, string]>;
 }
 
 const DEFAULT_META = (): ExecutionMeta => ({ endpoint: 'graphql', ip: '', operationCount: 1 });
@@ -86,7 +88,16 @@ export class GraphQLExecutor {
       ? await tracing.span('graphql.compile', { 'graphql.operation.type': prepared.kind }, async () => this.compiled(prepared, cache, variables))
       : this.compiled(prepared, cache, variables);
     const sessionJson = JSON.stringify(session.variables);
-    const external: ExternalContext = { session, variables, headers: meta.headers ?? NO_HEADERS, query: request.query };
+    const external: ExternalContext = {
+      session,
+      variables,
+      headers: meta.headers ?? NO_HEADERS,
+      query: request.query,
+      ...(run?.deadline !== undefined ? { deadline: run.deadline } : {}),
+      // The name of the operation that runs (the document's, whether or not the client named it).
+      ...(prepared.operation.name ? { operationName: prepared.operation.name.value } : {}),
+      ...(meta.responseHeaders ? { responseHeaders: meta.responseHeaders } : {}),
+    };
     // Mutations run first, in one transaction per source; the splice below just reads their results.
     const mutated =
       prepared.kind === 'mutation' ? await this.mutate(compiled.steps, variables, session, sessionJson, external, run) : NO_RESULTS;

@@ -10,7 +10,7 @@ import type { TableView } from '../plan/view.js';
 import { Naming } from './naming.js';
 import { buildTableViews } from './views.js';
 import { registryFor } from './registry.js';
-import { objectType, selectArgs } from './objects.js';
+import { aggregateType, objectType, selectArgs } from './objects.js';
 
 const built = new WeakMap<SchemaDraft, Map<string, Map<string, TableView>>>();
 
@@ -46,5 +46,6 @@ export function schemaKit(draft: SchemaDraft, ctx: SchemaBuildContext): SchemaKi
     },
     objectType: (view) => objectType(reg, view),
     selectArgs: (view) => selectArgs(reg, view),
+    aggregateType: (view) => aggregateType(reg, view),
   };
 }

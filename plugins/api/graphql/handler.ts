@@ -28,7 +28,7 @@ export interface GraphQLExchange {
   status: number;
   body: string;
   contentType: GraphQLMediaType;
-  /** Headers an auth mode asked for (a webhook's Set-Cookie). */
+  /** Headers an auth mode or a remote schema asked for (a webhook's or a remote's Set-Cookie). */
   headers: Array<[string, string]>;
   session: Session | undefined;
   /** query, mutation, subscription, `batch`, or '' when the request failed before planning. */
@@ -63,13 +63,13 @@ export async function handleGraphQL(
     const executor = deps.container.resolve<GraphQLExecutor>('graphqlExecutor');
     // API limits and the allow-list run inside the executor, once per operation (see onRequestLimit).
     if (!request.batch) {
-      const meta: ExecutionMeta = { endpoint: 'graphql', ip, operationCount: 1, queryOnly: method === 'GET', headers };
+      const meta: ExecutionMeta = { endpoint: 'graphql', ip, operationCount: 1, queryOnly: method === 'GET', headers, responseHeaders: auth.responseHeaders };
       const body = await executor.execute(request.request, session, meta).finally(() => (operationType = meta.operationType ?? ''));
       return { status: 200, body, contentType, headers: auth.responseHeaders, session, operationType };
     }
     const s = session;
     const showInternal = showInternalTo(s, config);
-    const meta = { endpoint: 'graphql', ip, operationCount: request.requests.length, headers };
+    const meta = { endpoint: 'graphql', ip, operationCount: request.requests.length, headers, responseHeaders: auth.responseHeaders };
     // Each request of a batch answers in its own slot, errors included.
     const parts = await Promise.all(
       request.requests.map((r) => executor.execute(r, s, meta).catch((e: unknown) => graphqlErrorJson(e, showInternal).json)),

@@ -198,6 +198,13 @@ export class WsConnection {
         push: (json: string) => {
           if (this.operations.has(id)) this.send(serverMessage.data(this.protocol, id, json));
         },
+        // A subscription whose answer is final (an async action's result) ends from our side.
+        complete: () => {
+          if (!this.operations.has(id)) return;
+          this.operations.delete(id);
+          this.send(serverMessage.complete(id));
+          this.logOperation(id, 'completed');
+        },
       };
       const handle = await subscriptions.subscribe(request, session, sink, meta);
       if (handle) {

@@ -5,7 +5,7 @@
  * Reading a result compares the stored session variables with the caller's (jsonb equality).
  */
 import pg from 'pg';
-import type { Json } from '../../../core/sdk/index.js';
+import { parseLossless, stringifyLossless, type Json } from '../../../core/sdk/index.js';
 import type { ActionLogStore, ActionResult, ClaimedAction, NewActionRequest } from './action-log.js';
 
 const CREATE_LOCK = 720_011_617;
@@ -110,7 +110,7 @@ export class PgActionLogStore implements ActionLogStore {
   async complete(id: string, output: Json): Promise<void> {
     await this.query(
       `UPDATE svc_catalog.svc_action_log SET status = 'completed', response_payload = $2, response_received_at = now(), locked_at = NULL WHERE id = $1`,
-      [id, JSON.stringify(output)],
+      [id, stringifyLossless(output)],
     );
   }
 
@@ -129,13 +129,14 @@ export class PgActionLogStore implements ActionLogStore {
   async read(actionName: string, id: string, sessionVariables: Readonly<Record<string, string>>, anySession: boolean): Promise<ActionResult | null> {
     // A malformed id is simply not found (the argument is a uuid, but custom scalars pass text through).
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
-    const { rows } = await this.query<{ id: string; created_at: string; status: ActionResult['status']; response_payload: Json; errors: Json }>(
-      `SELECT id::text, to_json(created_at)#>>'{}' AS created_at, status, response_payload, errors FROM svc_catalog.svc_action_log
+    // The output as text: its big integers (bigint ids) must survive the read (lossless-json.ts).
+    const { rows } = await this.query<{ id: string; created_at: string; status: ActionResult['status']; response_payload: string | null; errors: Json }>(
+      `SELECT id::text, to_json(created_at)#>>'{}' AS created_at, status, response_payload::text AS response_payload, errors FROM svc_catalog.svc_action_log
        WHERE id = $1 AND action_name = $2 AND ($4::boolean OR session_variables = $3::jsonb)`,
       [id, actionName, JSON.stringify(sessionVariables), anySession],
     );
     const r = rows[0];
-    return r ? { id: r.id, createdAt: r.created_at, status: r.status, output: r.response_payload, errors: r.errors } : null;
+    return r ? { id: r.id, createdAt: r.created_at, status: r.status, output: r.response_payload === null ? null : (parseLossless(r.response_payload) as Json), errors: r.errors } : null;
   }
 
   async clear(actionName: string): Promise<void> {

@@ -8,6 +8,7 @@
  * code?}`), or `unexpected` with the exchange in `internal` (for admins only).
  */
 import {
+  parseLossless,
   deliverWebhook,
   EngineError,
   USER_AGENT,
@@ -109,7 +110,8 @@ export async function callHandler(c: HandlerCall): Promise<Json> {
   const body = r.response.data.body;
   let json: unknown;
   try {
-    json = body === '' ? undefined : JSON.parse(body);
+    // Lossless: a bigint id beyond 2^53 must still match its row (lossless-json.ts).
+    json = body === '' ? undefined : parseLossless(body);
   } catch {
     json = undefined;
   }

@@ -79,7 +79,8 @@ const dropAction: OperationHandler = async (op, ctx) => {
   list.splice(index, 1);
   dropEmpty(ctx);
   ctx.markChanged();
-  if (clear && wasAsync) await actionLogStore(ctx.container).clear(name);
+  // Only once the drop is committed: a refused change keeps the results it would have lost.
+  if (clear && wasAsync) ctx.afterCommit(() => actionLogStore(ctx.container).clear(name));
   return SUCCESS;
 };
 

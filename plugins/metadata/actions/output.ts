@@ -12,7 +12,11 @@ import {
   buildSelect,
   collectFields,
   EngineError,
+  isLosslessInteger,
+  parseLossless,
+  stringifyLossless,
   subSelection,
+  unmarkLossless,
   type FieldIR,
   type BoolExpIR,
   type PlanContext,
@@ -77,7 +81,7 @@ export function planSelection(type: GraphQLObjectType, set: SelectionSetNode | u
 const fail = (message: string, internal?: unknown): EngineError => new EngineError('unexpected', message, { path: '$', ...(internal !== undefined ? { internal } : {}) });
 
 const jsonKind = (v: unknown): string =>
-  v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v === 'string' ? 'String' : typeof v === 'number' ? 'Number' : 'Boolean';
+  isLosslessInteger(v) ? 'Number' : v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v === 'string' ? 'String' : typeof v === 'number' ? 'Number' : 'Boolean';
 
 /** A pending relationship: fill `holder[key]` from the rows matching `keys`. */
 interface Hole {
@@ -161,13 +165,13 @@ function checkScalar(name: string, v: unknown): boolean {
     case 'Int':
       return typeof v === 'number' && Number.isInteger(v);
     case 'Float':
-      return typeof v === 'number';
+      return typeof v === 'number' || isLosslessInteger(v);
     case 'String':
       return typeof v === 'string';
     case 'Boolean':
       return typeof v === 'boolean';
     case 'ID':
-      return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+      return (typeof v === 'string' && !isLosslessInteger(v)) || (typeof v === 'number' && Number.isInteger(v)) || isLosslessInteger(v);
     default:
       return true;
   }
@@ -193,7 +197,8 @@ function constValue(v: TypedValueIR | null, variables: Readonly<Record<string, u
 async function fillRelationship(plan: Extract<FieldPlan, { kind: 'relationship' }>, holes: Hole[], rc: RunContext): Promise<void> {
   const single = plan.rel.kind === 'object';
   const columns = plan.rel.mapping.map(([, column]) => plan.rel.table.columnsByName.get(column)!);
-  const tupleKey = (values: readonly unknown[]): string => JSON.stringify(values.map((v) => (v === null || v === undefined ? null : String(v))));
+  // Keys compare as text: a bigint beyond 2^53 is kept as its digits on both sides.
+  const tupleKey = (values: readonly unknown[]): string => JSON.stringify(values.map((v) => (v === null || v === undefined ? null : String(unmarkLossless(v)))));
   const wanted = new Map<string, unknown[]>();
   for (const h of holes) if (h.keys.every((k) => k !== null && k !== undefined)) wanted.set(tupleKey(h.keys), h.keys);
   const groups = new Map<string, Array<Record<string, unknown>>>();
@@ -205,7 +210,7 @@ async function fillRelationship(plan: Extract<FieldPlan, { kind: 'relationship' 
             kind: 'compare',
             lhs: { kind: 'column', name: columns[0]!.name, type: columns[0]!.type },
             op: '_in',
-            rhs: { value: { kind: 'const', value: tuples.map((t) => t[0]) }, dbType: columns[0]!.type, array: true },
+            rhs: { value: { kind: 'const', value: tuples.map((t) => unmarkLossless(t[0])) }, dbType: columns[0]!.type, array: true },
           }
         : {
             kind: 'or',
@@ -213,7 +218,7 @@ async function fillRelationship(plan: Extract<FieldPlan, { kind: 'relationship' 
               kind: 'compare',
               lhs: { kind: 'column', name: c.name, type: c.type },
               op: '_eq',
-              rhs: { value: { kind: 'const', value: t[i] }, dbType: c.type },
+              rhs: { value: { kind: 'const', value: unmarkLossless(t[i]) }, dbType: c.type },
             })))),
           };
     const hidden: FieldIR[] = columns.map((c, i) => ({ kind: 'column', alias: `${HIDDEN_KEY}${i}`, name: c.name, type: c.type }));
@@ -232,7 +237,7 @@ async function fillRelationship(plan: Extract<FieldPlan, { kind: 'relationship' 
     const statement = source.connection.compileQuery({ kind: 'select', source: source.name, select, single: false }, { stringifyNumericTypes: rc.stringifyNumericTypes });
     const values = bindParams(statement.params, rc.variables as Record<string, unknown>, rc.session);
     const text = await source.connection.runQuery(statement, JSON.stringify(rc.session.variables), values, rc.run);
-    for (const row of JSON.parse(text) as Array<Record<string, unknown>>) {
+    for (const row of parseLossless(text) as Array<Record<string, unknown>>) {
       const key = tupleKey(columns.map((_, i) => row[`${HIDDEN_KEY}${i}`]));
       for (let i = 0; i < columns.length; i++) delete row[`${HIDDEN_KEY}${i}`];
       const list = groups.get(key);
@@ -260,6 +265,6 @@ export async function projectOutput(value: unknown, type: GraphQLOutputType, pla
     else byPlan.set(h.plan, [h]);
   }
   await Promise.all([...byPlan].map(([plan, holes]) => fillRelationship(plan as Extract<FieldPlan, { kind: 'relationship' }>, holes, rc)));
-  return JSON.stringify(out);
+  return stringifyLossless(out);
 }
 

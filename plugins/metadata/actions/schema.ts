@@ -17,7 +17,9 @@ import {
 } from 'graphql';
 import {
   ADMIN_ROLE,
+  EngineError,
   collectFields,
+  toEngineError,
   isAdmin,
   registryFor,
   scalarType,
@@ -59,8 +61,42 @@ interface ActionPart extends RemoteFieldPart {
  * action field is its own group, and every occurrence in an operation runs on its own.
  */
 function actionPlanner(plan: (field: FieldNode, parent: GraphQLObjectType, ctx: PlanContext) => ActionRun): RemoteRootFieldPlanner {
-  const group: RemoteFieldGroup = { run: (parts, ctx) => Promise.all(parts.map((p) => (p as ActionPart).run(ctx))) };
+  const group: RemoteFieldGroup = { run: (parts, ctx) => Promise.all(parts.map((p) => (p as ActionPart).run(ctx).catch(withNullData))) };
   return { kind: 'remote', group, plan: (field, parent, ctx): ActionPart => ({ group, run: plan(field, parent, ctx) }) };
+}
+
+/** The reference answers an action's failure as `{"errors":[...],"data":null}`. */
+function withNullData(e: unknown): never {
+  const err = toEngineError(e);
+  throw new EngineError(err.code, err.message, {
+    status: err.status,
+    path: err.path,
+    internal: err.internal,
+    cause: err.cause,
+    ...(err.extensions ? { extensions: err.extensions } : {}),
+    nullData: true,
+  });
+}
+
+type ResultRead = (req: ActionRequest) => Promise<{ text: string; final: boolean }>;
+interface ResultPart extends RemoteFieldPart {
+  read: ResultRead;
+}
+
+/**
+ * An asynchronous action's result field: read once by a query, polled by a subscription until
+ * the action has completed or failed (core/subscriptions/polled.ts).
+ */
+function resultPlanner(plan: (field: FieldNode, parent: GraphQLObjectType, ctx: PlanContext) => ResultRead): RemoteRootFieldPlanner {
+  const read = (parts: readonly RemoteFieldPart[], ctx: ActionRequest) => Promise.all(parts.map((p) => (p as ResultPart).read(ctx)));
+  const group: RemoteFieldGroup = {
+    run: async (parts, ctx) => (await read(parts, ctx)).map((r) => r.text),
+    poll: async (parts, ctx) => {
+      const results = await read(parts, ctx);
+      return { values: results.map((r) => r.text), final: results.every((r) => r.final) };
+    },
+  };
+  return { kind: 'remote', group, plan: (field, parent, ctx): ResultPart => ({ group, read: plan(field, parent, ctx) }) };
 }
 
 const sessionOf = (req: ActionRequest): Session => req.session as Session;
@@ -95,7 +131,10 @@ export function addActionsToDraft(draft: SchemaDraft, ctx: SchemaBuildContext, d
       continue;
     }
     target.set(action.name, { config: { type: new GraphQLNonNull(scalarType('uuid')), args, ...description }, planner: asyncMutationPlanner(action, deps) });
-    if (!draft.query.has(action.name)) draft.query.set(action.name, asyncQueryEntry(action, ctx, deps, types, planDeps));
+    // The result is read by a query field and, polled, by a subscription field of the same name.
+    const result = asyncQueryEntry(action, ctx, deps, types, planDeps);
+    if (!draft.query.has(action.name)) draft.query.set(action.name, result);
+    if (!draft.subscription.has(action.name)) draft.subscription.set(action.name, result);
   }
   return draft;
 }
@@ -120,7 +159,14 @@ function syncPlanner(action: ResolvedAction, ctx: SchemaBuildContext, deps: Acti
 }
 
 function runContext(ctx: SchemaBuildContext, req: ActionRequest, deps: ActionSchemaDeps) {
-  return { cache: ctx.cache, variables: req.variables, session: sessionOf(req), stringifyNumericTypes: deps.stringifyNumericTypes };
+  return {
+    cache: ctx.cache,
+    variables: req.variables,
+    session: sessionOf(req),
+    stringifyNumericTypes: deps.stringifyNumericTypes,
+    // The operation's time limit covers the relationship statements too.
+    ...(req.deadline !== undefined ? { run: { deadline: req.deadline } } : {}),
+  };
 }
 
 function asyncMutationPlanner(action: ResolvedAction, deps: ActionSchemaDeps): RemoteRootFieldPlanner {
@@ -160,7 +206,7 @@ function asyncQueryEntry(
       }),
     }),
   );
-  const planner = actionPlanner((field, parent, plan) => {
+  const planner = resultPlanner((field, parent, plan) => {
       const def = fieldOf(parent, field);
       type Part = { key: string; kind: 'id' | 'created_at' | 'errors' | 'typename' } | { key: string; kind: 'output'; selection: SelectionPlan };
       const parts: Part[] = collectFields(field.selectionSet, plan).map((f): Part => {
@@ -174,7 +220,8 @@ function asyncQueryEntry(
         const input = getArgumentValues(def, field, req.variables as Record<string, unknown>) as { id: string };
         const admin = isAdmin(sessionOf(req));
         const row = await deps.actionLog().read(action.name, String(input.id), req.session.variables, admin);
-        if (!row) return 'null';
+        // Not there (or not this session's): nothing will change for this subscriber either.
+        if (!row) return { text: 'null', final: true };
         const out: string[] = [];
         for (const p of parts) {
           let value: string;
@@ -197,7 +244,7 @@ function asyncQueryEntry(
           }
           out.push(`${JSON.stringify(p.key)}:${value}`);
         }
-        return `{${out.join(',')}}`;
+        return { text: `{${out.join(',')}}`, final: row.status === 'completed' || row.status === 'error' };
       };
   });
   return {

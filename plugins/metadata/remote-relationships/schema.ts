@@ -25,7 +25,7 @@ import { variablesIn, type RoleRemote } from '../remote-schemas/runtime.js';
 import type { JoinTarget } from './definition.js';
 import { relationshipStateOf, tableKeyOf } from './resolve.js';
 import { pathFields, remoteFieldConfig, remoteJoin } from './to-remote.js';
-import { sourceFieldConfig, sourceJoin, targetView } from './to-source.js';
+import { sourceAggregateConfig, sourceAggregateJoin, sourceFieldConfig, sourceJoin, targetView } from './to-source.js';
 
 /** Whether the role sees the remote schema, and the `remote_field` path in its view of it. */
 function remoteVisible(ctx: SchemaBuildContext, target: Extract<JoinTarget, { kind: 'remote' }>): boolean {
@@ -78,7 +78,7 @@ export function tableExtension(draft: SchemaDraft, ctx: SchemaBuildContext): Tab
           if (!remoteVisible(ctx, target)) continue;
           out.push({
             field: rel.name,
-            config: () => remoteFieldConfig(requireRemote(draft, target.remoteSchema), target.path)!,
+            config: () => remoteFieldConfig(requireRemote(draft, target.remoteSchema), target.path, `${view.table.table.schema}_${view.table.table.name}${rel.name}`)!,
             plan: (f, pctx) => {
               const node = mergedNode(f);
               const join = remoteJoin(requireRemote(draft, target.remoteSchema), target.path, target.lhs, node, pctx.fragments, declaredIn(node, pctx));
@@ -95,6 +95,13 @@ export function tableExtension(draft: SchemaDraft, ctx: SchemaBuildContext): Tab
           config: () => sourceFieldConfig(kit, target)!,
           plan: (f, pctx, path) => ({ kind: 'remoteJoin', alias: f.key, columns, join: sourceJoin(tv, target, connection, f, pctx, path, options) }),
         });
+        if (sourceAggregateConfig(kit, target)) {
+          out.push({
+            field: `${rel.name}_aggregate`,
+            config: () => sourceAggregateConfig(kit, target)!,
+            plan: (f, pctx, path) => ({ kind: 'remoteJoin', alias: f.key, columns, join: sourceAggregateJoin(tv, target, connection, f, pctx, path, options) }),
+          });
+        }
       }
       return out;
     },
@@ -132,7 +139,7 @@ export function remoteTypeFields(remote: ResolvedRemote, draft: SchemaDraft, ctx
           type,
           field: rel.name,
           lhs,
-          config: () => remoteFieldConfig(requireRemote(draft, target.remoteSchema), target.path)!,
+          config: () => remoteFieldConfig(requireRemote(draft, target.remoteSchema), target.path, `${remote.meta.name}_${type}${rel.name}`)!,
           plan: (node, fragments, _ext, declared) => remoteJoin(requireRemote(draft, target.remoteSchema), target.path, target.lhs, node, fragments, declared),
         });
         continue;
@@ -149,6 +156,16 @@ export function remoteTypeFields(remote: ResolvedRemote, draft: SchemaDraft, ctx
         plan: (node, fragments, ext, declared) =>
           sourceJoin(tv, target, connection, { key: node.alias?.value ?? node.name.value, name: node.name.value, nodes: [node] }, runtimePlanContext(ctx.role, fragments, ext, declared), '$', options),
       });
+      if (sourceAggregateConfig(kit, target)) {
+        out.push({
+          type,
+          field: `${rel.name}_aggregate`,
+          lhs,
+          config: () => sourceAggregateConfig(kit, target)!,
+          plan: (node, fragments, ext, declared) =>
+            sourceAggregateJoin(tv, target, connection, { key: node.alias?.value ?? node.name.value, name: node.name.value, nodes: [node] }, runtimePlanContext(ctx.role, fragments, ext, declared), '$', options),
+        });
+      }
     }
   }
   return out;

@@ -3,11 +3,13 @@
  * role may read them (its select permission applies), with the usual select arguments. A batch
  * of parent rows is ONE statement on the target source: the join columns filtered with `_in`
  * over the batch's values (bound as parameters); rows come back ordered, are grouped by join key
- * in the engine, and `limit`/`offset` and the role's row cap apply per parent row.
+ * in the engine, and `limit`/`offset`, `distinct_on` and the role's row cap apply per parent row.
+ * Array joins also have `<rel>_aggregate` (sourceAggregateJoin).
  */
 import {
   and,
   bindParams,
+  buildAggregateSelect,
   buildSelect,
   EngineError,
   fillJoins,
@@ -65,9 +67,6 @@ export function sourceJoin(
   options: CompileOptions,
 ): RemoteJoin {
   const select = buildSelect(view, field, ctx, path);
-  if (select.distinctOn.length > 0) {
-    throw new EngineError('not-supported', 'distinct_on is not supported on relationships to another source', { path: `${path}.args` });
-  }
   const limit = select.limit;
   const offset = select.offset;
   const cap = select.permissionLimit;
@@ -89,6 +88,8 @@ export function sourceJoin(
       limit: null,
       offset: null,
       permissionLimit: null,
+      // distinct_on applies per parent row: the join columns lead it (and so the ordering).
+      distinctOn: select.distinctOn.length > 0 ? [...columns.map((c) => c.name), ...select.distinctOn] : [],
       fields: [...select.fields, ...joined],
     },
   };
@@ -108,7 +109,7 @@ export function sourceJoin(
       const variables: Record<string, unknown> = { ...ext.variables };
       own.forEach((_, i) => (variables[KEYS_VARIABLE(i)] = [...new Set(keys.map((k) => k[own[i]!]).filter((v) => v !== null && v !== undefined))]));
       const bound = bindParams(statement.params, variables, ext.session);
-      const rows = JSON.parse(await connection.runQuery(statement, JSON.stringify(ext.session.variables), bound)) as Array<Record<string, unknown>>;
+      const rows = JSON.parse(await connection.runQuery(statement, JSON.stringify(ext.session.variables), bound, ext.deadline !== undefined ? { deadline: ext.deadline } : undefined)) as Array<Record<string, unknown>>;
       if (nested) await fillJoins(rows, nested, ext);
       const groups = new Map<string, Array<Record<string, unknown>>>();
       for (const row of rows) {
@@ -130,3 +131,98 @@ export function sourceJoin(
     },
   };
 }
+
+/** `<rel>_aggregate` of an array join to another source, when the role may aggregate the target. */
+export function sourceAggregateConfig(kit: SchemaKit, target: SourceTarget): GraphQLFieldConfig<unknown, unknown> | null {
+  const view = targetView(kit, target);
+  if (target.relationshipType !== 'array' || !view || !view.access.allowAggregations) return null;
+  if (!target.mapping.every(([, to]) => view.table.columnsByName.has(to))) return null;
+  return { type: new GraphQLNonNull(kit.aggregateType(view)), args: kit.selectArgs(view) };
+}
+
+/**
+ * The join of one selection of `<rel>_aggregate`: ONE statement for the batch. Its rows are the
+ * distinct join keys present in the target (under the role's filter), each with the aggregate of
+ * its own rows (the target joined to itself on the join columns, where the client's arguments
+ * apply). Keys with no row get the aggregate of no rows, from a second statement run only then.
+ */
+export function sourceAggregateJoin(
+  view: TableView,
+  target: SourceTarget,
+  connection: SourceConnection,
+  field: CollectedField,
+  ctx: PlanContext,
+  path: string,
+  options: CompileOptions,
+): RemoteJoin {
+  const aggregate = buildAggregateSelect(view, field, ctx, path);
+  const columns = target.mapping.map(([, to]) => view.table.columnsByName.get(to)!);
+  const keysIn = (suffix: string): BoolExpIR[] =>
+    columns.map((c, i) => ({
+      kind: 'compare',
+      lhs: { kind: 'column', name: c.name, type: c.type },
+      op: '_in',
+      rhs: { value: { kind: 'variable', name: `${KEYS_VARIABLE(i)}${suffix}`, path: [] }, dbType: c.type, array: true },
+    }));
+  const carrier: RootFieldIR = {
+    kind: 'select',
+    source: target.source,
+    single: false,
+    select: {
+      from: view.ref,
+      where: and(keysIn('')),
+      permissionFilter: view.permissionFilter(),
+      orderBy: [],
+      distinctOn: columns.map((c) => c.name),
+      limit: null,
+      offset: null,
+      permissionLimit: null,
+      fields: [
+        ...columns.map((c, i): FieldIR => ({ kind: 'column', alias: JOIN_ALIAS(i), name: c.name, type: c.type })),
+        { kind: 'arrayAggregate', alias: AGGREGATE_ALIAS, mapping: columns.map((c) => [c.name, c.name]), aggregate },
+      ],
+    },
+  };
+  const empty: RootFieldIR = {
+    kind: 'aggregate',
+    source: target.source,
+    aggregate: { ...aggregate, where: and([...(aggregate.where ? [aggregate.where] : []), ...keysIn('_none')]) },
+  };
+  const statement = connection.compileQuery(carrier, options);
+  const emptyStatement = connection.compileQuery(empty, options);
+  const nested = joinShapeOfQuery(carrier);
+  const own = target.mapping.map(([from]) => from);
+  return {
+    async resolve(keys, ext: ExternalContext): Promise<unknown[]> {
+      const tuple = (get: (i: number) => unknown): string | null => {
+        const parts = own.map((_, i) => get(i));
+        return parts.some((p) => p === null || p === undefined) ? null : JSON.stringify(parts.map(String));
+      };
+      const parentKeys = keys.map((k) => tuple((i) => k[own[i]!]));
+      const run = ext.deadline !== undefined ? { deadline: ext.deadline } : undefined;
+      const sessionJson = JSON.stringify(ext.session.variables);
+      const variables: Record<string, unknown> = { ...ext.variables };
+      own.forEach((_, i) => (variables[KEYS_VARIABLE(i)] = [...new Set(keys.map((k) => k[own[i]!]).filter((v) => v !== null && v !== undefined))]));
+      const byKey = new Map<string, unknown>();
+      if (parentKeys.some((k) => k !== null)) {
+        const rows = JSON.parse(await connection.runQuery(statement, sessionJson, bindParams(statement.params, variables, ext.session), run)) as Array<Record<string, unknown>>;
+        if (nested) await fillJoins(rows, nested, ext);
+        for (const row of rows) {
+          const k = tuple((i) => row[JOIN_ALIAS(i)]);
+          if (k !== null) byKey.set(k, row[AGGREGATE_ALIAS]);
+        }
+      }
+      const missing = parentKeys.filter((k): k is string => k !== null && !byKey.has(k));
+      let none: unknown = null;
+      if (missing.length > 0) {
+        // Keys no visible row has: the same aggregate over no rows at all (keys in an empty list).
+        own.forEach((_, i) => (variables[`${KEYS_VARIABLE(i)}_none`] = []));
+        const text = await connection.runQuery(emptyStatement, sessionJson, bindParams(emptyStatement.params, variables, ext.session), run);
+        none = JSON.parse(text);
+      }
+      return parentKeys.map((k) => (k === null ? null : byKey.has(k) ? byKey.get(k) : none));
+    },
+  };
+}
+
+const AGGREGATE_ALIAS = '__svc_aggregate';

@@ -21,11 +21,24 @@ export interface GraphQLAnswer {
   [key: string]: unknown;
 }
 
-export async function postGraphQL(http: OutgoingHttp, call: RemoteCall, body: Record<string, unknown>): Promise<GraphQLAnswer> {
+/**
+ * Posts one GraphQL request. `responseHeaders`, when given, receives the remote's `Set-Cookie`
+ * headers: the reference copies them to the client's HTTP response.
+ */
+export async function postGraphQL(
+  http: OutgoingHttp,
+  call: RemoteCall,
+  body: Record<string, unknown>,
+  responseHeaders?: Array<[string, string]>,
+): Promise<GraphQLAnswer> {
   let text: string;
   try {
     const res = await http.request({ url: call.url, method: 'POST', headers: call.headers, body: JSON.stringify(body), timeoutMs: call.timeoutMs });
     text = res.body.toString('utf8');
+    const cookies = res.headers['set-cookie'];
+    if (responseHeaders && cookies !== undefined) {
+      for (const c of Array.isArray(cookies) ? cookies : [cookies]) responseHeaders.push(['Set-Cookie', c]);
+    }
   } catch (e) {
     const message = e instanceof OutgoingCallError && e.kind === 'timeout' ? 'Response timeout' : (e as Error).message;
     throw new EngineError('remote-schema-error', `HTTP exception occurred while sending the request to ${JSON.stringify(call.writtenUrl)}`, {

@@ -8,11 +8,20 @@
  * `remote-schema-permissions` (--enable-remote-schema-permissions). Safe to disable when no
  * remote schema is configured; with one configured, its root fields disappear.
  */
-import { asFunction, asValue, definePlugin, inconsistencyDroppers, OutgoingHttp, Stage, type AwilixContainer } from '../../../core/sdk/index.js';
+import {
+  asFunction,
+  asValue,
+  definePlugin,
+  inconsistencyDroppers,
+  OutgoingHttp,
+  rootFieldReservations,
+  Stage,
+  type AwilixContainer,
+} from '../../../core/sdk/index.js';
 import { tapPlainOperations } from '../query-collections/collections.js';
 import { OPERATIONS, remotesOf } from './operations.js';
 import { addRemotesToDraft, type RemoteTypeFieldProvider } from './schema.js';
-import { buildRemoteState, IntrospectionCache } from './state.js';
+import { buildRemoteState, IntrospectionCache, remoteRootFieldNames, remoteStateOf } from './state.js';
 
 export const PLUGIN_ID = 'metadata/remote-schemas';
 
@@ -49,6 +58,9 @@ export default definePlugin({
     hooks.onSchemaBuild.tap({ name: PLUGIN_ID, stage: Stage.DEFAULT + 5 }, (draft, ctx) =>
       addRemotesToDraft(draft, ctx, ctx.config.enableRemoteSchemaPermissions, providers),
     );
+
+    // Tracking a table whose root field a remote already has is refused up front (track.ts).
+    rootFieldReservations(container).set(PLUGIN_ID, (cache) => remoteRootFieldNames(remoteStateOf(cache)));
 
     const droppers = inconsistencyDroppers(container);
     droppers.set('remote_schema', (draft, o) => {

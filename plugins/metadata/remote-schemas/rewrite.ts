@@ -14,6 +14,7 @@ import {
   isListType,
   isNonNullType,
   parseType,
+  print,
   typeFromAST,
   valueFromASTUntyped,
   visit,
@@ -51,6 +52,13 @@ const name = (value: string) => ({ kind: Kind.NAME, value }) as const;
 export class Rewriter {
   private readonly needsPresets = new Map<string, boolean>();
   private phantomCount = 0;
+  /**
+   * Variables the engine adds (presets), by name: as the reference sends them, a session preset
+   * is `$x_svc_user_id: T!` and an input value with presets merged in is `$svc_json_var_<n>`,
+   * never a literal spliced into the query text.
+   */
+  private readonly added = new Map<string, { type: TypeNode; value: unknown }>();
+  private jsonVars = 0;
 
   constructor(
     readonly remote: RoleRemote,
@@ -135,7 +143,9 @@ export class Rewriter {
     for (const def of defs) {
       const preset = argPresets?.get(def.name);
       if (preset) {
-        out.push({ kind: Kind.ARGUMENT, name: name(def.name), value: toAst(presetValue(preset, def.type, this.ctx.session.variables), def.type) });
+        const value = presetValue(preset, def.type, this.ctx.session.variables);
+        const ast = preset.kind === 'session' ? this.addVariable(preset.name.replace(/-/g, '_'), def.type, value, true) : toAst(value, def.type);
+        out.push({ kind: Kind.ARGUMENT, name: name(def.name), value: ast });
         continue;
       }
       const node = given.find((a) => a.name.value === def.name);
@@ -145,9 +155,28 @@ export class Rewriter {
         continue;
       }
       const value = valueFromASTUntyped(node.value, this.ctx.variables as Record<string, unknown>);
-      out.push({ kind: Kind.ARGUMENT, name: node.name, value: toAst(this.withPresets(value, def.type), def.type) });
+      const merged = this.withPresets(value, def.type);
+      out.push({ kind: Kind.ARGUMENT, name: node.name, value: this.addVariable(`svc_json_var_${this.jsonVars++}`, def.type, merged, false) });
     }
     return out;
+  }
+
+  /**
+   * A variable of the remote's type (original names) holding `value`; a session preset's name is
+   * reused when the same variable of the same type is preset twice.
+   */
+  private addVariable(variable: string, type: GraphQLInputType, value: unknown, nonNull: boolean): ValueNode {
+    let typeNode = parseType(String(type));
+    if (nonNull && typeNode.kind !== Kind.NON_NULL_TYPE) typeNode = { kind: Kind.NON_NULL_TYPE, type: typeNode };
+    let chosen = variable;
+    for (let n = 1; ; n++) {
+      const known = this.added.get(chosen);
+      if (!known && !this.declared.has(chosen)) break;
+      if (known && print(known.type) === print(typeNode) && JSON.stringify(known.value) === JSON.stringify(value)) break;
+      chosen = `${variable}_${n}`;
+    }
+    this.added.set(chosen, { type: typeNode, value });
+    return { kind: Kind.VARIABLE, name: name(chosen) };
   }
 
   /** Whether values of this input type hold preset fields anywhere. */
@@ -201,6 +230,12 @@ export class Rewriter {
       if (value === undefined) continue;
       const gqlType = typeFromAST(this.remote.view, type as never) as GraphQLInputType | undefined;
       values[v] = gqlType && this.typeNeedsPresets(gqlType) ? this.withPresets(value, gqlType) : value;
+    }
+    for (const v of used) {
+      const extra = this.added.get(v);
+      if (!extra || declared.has(v)) continue;
+      definitions.push({ kind: Kind.VARIABLE_DEFINITION, variable: { kind: Kind.VARIABLE, name: name(v) }, type: extra.type });
+      values[v] = extra.value;
     }
     return { definitions, values };
   }

@@ -238,6 +238,8 @@ async function post(
       {
         kind: Kind.OPERATION_DEFINITION,
         operation: operation as never,
+        // The client's operation name is kept, as the reference does (the remote's logs name it).
+        ...(ctx.operationName ? { name: { kind: Kind.NAME, value: ctx.operationName } } : {}),
         variableDefinitions: definitions,
         selectionSet: { kind: Kind.SELECTION_SET, selections },
       },
@@ -245,7 +247,8 @@ async function post(
   });
   const body: Record<string, unknown> = { query };
   if (definitions.length > 0) body['variables'] = values;
-  return answerData(await postGraphQL(remote.runtime.http, remoteCall(remote.runtime, ctx), body));
+  if (ctx.operationName) body['operationName'] = ctx.operationName;
+  return answerData(await postGraphQL(remote.runtime.http, remoteCall(remote.runtime, ctx), body, ctx.responseHeaders));
 }
 
 /** Names of the variables a field uses, through the fragments it spreads. */

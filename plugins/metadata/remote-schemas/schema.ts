@@ -4,7 +4,7 @@
  * mutation root fields, or its namespace field, planned as remote root fields. Remote
  * subscriptions are not exposed, as in the reference engine.
  */
-import { GraphQLObjectType, type GraphQLFieldConfig } from 'graphql';
+import { GraphQLObjectType, type GraphQLFieldConfig, type GraphQLNamedType } from 'graphql';
 import {
   ADMIN_ROLE,
   type RemoteRootFieldPlanner,
@@ -46,6 +46,9 @@ export function addRemotesToDraft(
   if (state.remotes.size === 0) return draft;
   const mine = new Map<string, RoleRemote>();
   roleRemotes.set(draft, mine);
+  // Two remotes may define the same type identically (checked when the cache is built, state.ts):
+  // the role's schema then has ONE type object of that name, as graphql-js requires.
+  const shared = new Map<string, GraphQLNamedType>();
   for (const remote of state.remotes.values()) {
     const restricted = permissionsEnabled && ctx.role !== ADMIN_ROLE;
     const permission = restricted ? remote.permissions.get(ctx.role) : undefined;
@@ -67,10 +70,15 @@ export function addRemotesToDraft(
         extras.get(f.type)!.set(f.field, f);
       }
     }
-    role.types = buildRoleTypes(view, remote.runtime.customizer, (type) => {
-      const fields = extras.get(type);
-      return fields ? Object.fromEntries([...fields].map(([name, f]) => [name, f.config()])) : undefined;
-    });
+    role.types = buildRoleTypes(
+      view,
+      remote.runtime.customizer,
+      (type) => {
+        const fields = extras.get(type);
+        return fields ? Object.fromEntries([...fields].map(([name, f]) => [name, f.config()])) : undefined;
+      },
+      shared,
+    );
     mine.set(remote.meta.name, role);
     addRootFields(draft, remote, role);
   }

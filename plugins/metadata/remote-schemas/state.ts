@@ -49,6 +49,20 @@ export const remoteStateOf = (cache: SchemaCache): RemoteState => states.get(cac
 export const remoteSchemasOf = (cache: SchemaCache): RemoteSchemaMetadata[] =>
   ((cache.metadata.remote_schemas ?? []) as unknown as RemoteSchemaMetadata[]);
 
+/** The names the consistent remotes take at the top of query_root and mutation_root. */
+export function* remoteRootFieldNames(state: RemoteState): Iterable<string> {
+  for (const { runtime } of state.remotes.values()) {
+    const { customizer, upstream } = runtime;
+    if (customizer.namespace) {
+      yield customizer.namespace;
+      continue;
+    }
+    for (const root of [upstream.getQueryType(), upstream.getMutationType()]) {
+      if (root) for (const f of Object.keys(root.getFields())) yield customizer.fieldName(root.name, f);
+    }
+  }
+}
+
 export const remoteObjectName = (name: string): string => `remote_schema ${name}`;
 export const permissionObjectName = (remote: string, role: string): string => `remote_schema_permission ${remote}.${role}`;
 
@@ -212,14 +226,23 @@ function clash(
     if (root && !customizer.namespace) continue;
     const text = printType(t);
     const db = taken.types.get(t.name);
-    if (db && !isScalarType(db) && printType(db) !== text) return `Found conflicting definitions for GraphQL type ${JSON.stringify(t.name)}`;
+    if (db && !isScalarType(db) && printType(db) !== text) return conflictingType(t.name, name, 'the database schema', text, printType(db));
     const other = typeOwners.get(t.name);
-    if (other && other.printed !== text) return `Found conflicting definitions for GraphQL type ${JSON.stringify(t.name)}`;
+    // Identical definitions merge (the role schemas share one type object, see schema.ts).
+    if (other && other.printed !== text) return conflictingType(t.name, name, `remote schema ${other.owner}`, text, other.printed);
     printed.set(t.name, text);
   }
   for (const r of roots) rootOwners.set(r, name);
   for (const [t, text] of printed) if (!typeOwners.has(t)) typeOwners.set(t, { owner: name, printed: text });
   return null;
+}
+
+/** The reference's message for two definitions of one type name (its origins are field paths; ours name the owners). */
+function conflictingType(type: string, me: string, owner: string, mine: string, theirs: string): string {
+  return (
+    `Found conflicting definitions for GraphQL type '${type}'.  The definition at remote schema ${me} differs from the definitions at [${owner}].` +
+    `\nFormer has definition:\n${mine}\nLatter has definition:\n${theirs}`
+  );
 }
 
 export type { InconsistentObject };

@@ -65,6 +65,7 @@ export type ExtraTypeFields = (typeOriginal: string) => Record<string, GraphQLFi
 export function buildRoleTypes(view: GraphQLSchema, customizer: Customizer, extra?: ExtraTypeFields, shared?: Map<string, GraphQLNamedType>): RemoteRoleTypes {
   const types = new Map<string, GraphQLNamedType>();
   const made = new Map<string, GraphQLNamedType>();
+  const rootNames = new Set([view.getQueryType()?.name, view.getMutationType()?.name, view.getSubscriptionType()?.name].filter((n): n is string => !!n));
 
   const named = (original: string): GraphQLNamedType => {
     const known = made.get(original);
@@ -72,9 +73,11 @@ export function buildRoleTypes(view: GraphQLSchema, customizer: Customizer, extr
     const t = view.getType(original);
     if (!t) throw new Error(`type ${original} not found in the remote schema`);
     const custom = customizer.typeName(original);
+    // Root types are this remote's own (they are not in the schema unless namespaced, and renamed then).
+    const share = shared && !rootNames.has(original) ? shared : undefined;
     let out: GraphQLNamedType;
     if (isScalarType(t)) out = SPECIFIED.get(custom) ?? scalarType(custom);
-    else if (shared?.has(custom)) out = shared.get(custom)!;
+    else if (share?.has(custom)) out = share.get(custom)!;
     else if (isObjectType(t)) {
       out = new GraphQLObjectType({
         name: custom,
@@ -113,7 +116,7 @@ export function buildRoleTypes(view: GraphQLSchema, customizer: Customizer, extr
     }
     made.set(original, out);
     if (!isScalarType(out) || !SPECIFIED.has(out.name)) types.set(out.name, out);
-    if (shared && !shared.has(out.name) && !isScalarType(out)) shared.set(out.name, out);
+    if (share && !share.has(out.name) && !isScalarType(out)) share.set(out.name, out);
     return out;
   };
 

@@ -15,6 +15,7 @@ import {
   findTable,
   isGraphQLName,
   namingConventionOf,
+  rootFieldReservations,
   notGraphQLName,
   type OperationContext,
   type OperationResult,
@@ -101,6 +102,7 @@ export async function trackTable(ctx: OperationContext, req: TrackRequest): Prom
     throw new EngineError('not-supported', `function with name ${quotedTable(table)} already exists`, { path: ARGS_PATH });
   }
   const taken = otherSourcesRootFields(ctx, source.name);
+  for (const reserved of rootFieldReservations(ctx.container).values()) for (const name of reserved(ctx.cache)) taken.add(name);
   const node = newTopLevelNames(source, table, req.configuration).find((n) => taken.has(n));
   if (node) {
     throw new EngineError('remote-schema-conflicts', `node ${node} already exists in current graphql schema`, { path: ARGS_PATH });

@@ -4,9 +4,9 @@
  * (`svc_catalog` of the metadata database, pg-store.ts). Taps `onMetadataOperation` (the
  * operations in operations.ts, on /v1/metadata and /v1/query), `onSchemaCacheBuild` (cron
  * triggers that cannot run, such as an unset environment variable, are inconsistent objects
- * `cron_trigger <name>`), `onMetadataApply` (pending events of deleted or changed triggers are
- * deleted, new ones generated) and `onEvent` (`shutdown.started` closes the store). Delivery is
- * trigger/scheduled-trigger-runner's job. Safe to disable: the operations become unknown.
+ * `cron_trigger <name>`), `onMetadataApply` (once the change is committed, pending events of
+ * deleted or changed triggers are deleted and new ones generated) and `onEvent`
+ * (`shutdown.started` closes the store). Delivery is trigger/scheduled-trigger-runner's job. Safe to disable: the operations become unknown.
  */
 import {
   definePlugin,
@@ -37,15 +37,19 @@ export default definePlugin({
     hooks.onSchemaCacheBuild.tap(PLUGIN_ID, (build) => {
       for (const problem of cronTriggersOfCache(container, build.cache).problems) build.addInconsistency(problem);
     });
-    hooks.onMetadataApply.tapPromise(PLUGIN_ID, async (apply) => {
+    // After the commit: a change refused by the metadata store (a concurrent write) must leave
+    // the events as they were. A failure here is made good by the runner's top-up.
+    hooks.onMetadataApply.tap(PLUGIN_ID, (apply) => {
       const change = cronChange(apply);
       if (change.dropped.length === 0 && change.added.length === 0) return;
-      const resolved = cronTriggersOfCache(container, apply.next).triggers;
-      const added = new Map([...resolved].filter(([name]) => change.added.includes(name)));
-      const names = [...new Set([...change.dropped, ...added.keys()])];
-      await scheduledEventStore(container).withCronTriggers(names, async (tx) => {
-        await tx.dropPending(change.dropped);
-        await topUpCronEvents(tx, added, schedulerClock(container).now(), DEFAULT_EVENTS_AHEAD);
+      apply.afterCommit(async () => {
+        const resolved = cronTriggersOfCache(container, apply.next).triggers;
+        const added = new Map([...resolved].filter(([name]) => change.added.includes(name)));
+        const names = [...new Set([...change.dropped, ...added.keys()])];
+        await scheduledEventStore(container).withCronTriggers(names, async (tx) => {
+          await tx.dropPending(change.dropped);
+          await topUpCronEvents(tx, added, schedulerClock(container).now(), DEFAULT_EVENTS_AHEAD);
+        });
       });
     });
     // Last, so the runner has recorded its in-flight outcomes before the store closes.

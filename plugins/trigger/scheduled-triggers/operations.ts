@@ -2,8 +2,9 @@
  * The scheduled-trigger operations (Document 2 §2.3, §4.3; reference notes §4), on /v1/metadata
  * and the legacy /v1/query: create_cron_trigger (or replace), delete_cron_trigger,
  * get_cron_triggers, create_scheduled_event, delete_scheduled_event, get_scheduled_events,
- * get_scheduled_event_invocations. Cron trigger operations change the draft only; their events
- * follow when the change is applied (events.ts). One-off events are data in the event store.
+ * get_scheduled_event_invocations (also under its earlier name get_event_invocations). Cron
+ * trigger operations change the draft only; their events follow once the change is committed
+ * (events.ts). One-off events are data in the event store.
  */
 import {
   ARGS_PATH,
@@ -82,11 +83,18 @@ function optionalCount(o: ArgsObject, key: string, path: string): number | undef
   return v;
 }
 
+/**
+ * The reference reads `limit` and `offset` beside the other args; an earlier form of ours put
+ * them under `pagination`, still read so that stored scripts keep working. Both at once is
+ * ambiguous and refused.
+ */
 function parsePage(o: ArgsObject, path: string): { limit?: number; offset?: number } {
-  if (o['pagination'] === undefined || o['pagination'] === null) return {};
-  const p = expectObject(o['pagination'], `${path}.pagination`);
-  const limit = optionalCount(p, 'limit', `${path}.pagination`);
-  const offset = optionalCount(p, 'offset', `${path}.pagination`);
+  const top = o['limit'] !== undefined || o['offset'] !== undefined;
+  const nested = o['pagination'] !== undefined && o['pagination'] !== null;
+  if (top && nested) throw parseFailed('give "limit" and "offset" either beside the other args or under "pagination", not both', `${path}.pagination`);
+  const [p, at] = nested ? [expectObject(o['pagination'], `${path}.pagination`), `${path}.pagination`] : [o, path];
+  const limit = optionalCount(p, 'limit', at);
+  const offset = optionalCount(p, 'offset', at);
   return { ...(limit !== undefined ? { limit } : {}), ...(offset !== undefined ? { offset } : {}) };
 }
 
@@ -158,4 +166,6 @@ export const SCHEDULED_TRIGGER_OPERATIONS: Readonly<Record<string, OperationHand
   delete_scheduled_event: deleteScheduledEvent,
   get_scheduled_events: getScheduledEvents,
   get_scheduled_event_invocations: getInvocations,
+  // The name the reference's metadata API used for it before v2.1, with the same args.
+  get_event_invocations: getInvocations,
 };

@@ -140,9 +140,9 @@ describe('actions: synchronous', function () {
       role === 'admin' ? f.admin(`mutation { fails(how: "${how}") { id name mood } }`) : f.as(role, '1', `mutation { fails(how: "${how}") { id name mood } }`);
 
     it('passes a 4xx message and extensions through as the reference does', async () => {
-      expect(await run('extensions')).to.deep.equal({ errors: [{ extensions: { code: 'invalid-email', field: 'email' }, message: 'Given email address is not valid' }] });
-      expect(await run('code')).to.deep.equal({ errors: [{ extensions: { path: '$', code: 'invalid-email' }, message: 'Given email address is not valid' }] });
-      expect(await run('plain4xx')).to.deep.equal({ errors: [{ extensions: { path: '$', code: 'unexpected' }, message: 'nope' }] });
+      expect(await run('extensions')).to.deep.equal({ errors: [{ extensions: { code: 'invalid-email', field: 'email' }, message: 'Given email address is not valid' }], data: null });
+      expect(await run('code')).to.deep.equal({ errors: [{ extensions: { path: '$', code: 'invalid-email' }, message: 'Given email address is not valid' }], data: null });
+      expect(await run('plain4xx')).to.deep.equal({ errors: [{ extensions: { path: '$', code: 'unexpected' }, message: 'nope' }], data: null });
     });
 
     it('answers other statuses as unexpected, with the exchange only for admins', async () => {
@@ -153,7 +153,7 @@ describe('actions: synchronous', function () {
       expect(admin.errors[0].extensions.internal.response).to.deep.include({ status: 500, body: { oops: true } });
       expect(admin.errors[0].extensions.internal.request.body.action).to.deep.equal({ name: 'fails' });
       const user = await run('server', 'user');
-      expect(user).to.deep.equal({ errors: [{ extensions: { path: '$', code: 'unexpected' }, message: 'internal error' }] });
+      expect(user).to.deep.equal({ errors: [{ extensions: { path: '$', code: 'unexpected' }, message: 'internal error' }], data: null });
     });
 
     it('checks the answer against the output type', async () => {

@@ -67,10 +67,15 @@ describe('remote schema permissions', function () {
       as('user', '1'),
     );
     expect(q.body).to.deep.equal({ data: { messages: [{ id: 1 }], byMe: [{ id: 1 }, { id: 2 }], hello: 'hello x-svc-user-id' } });
-    // The client's input object, with the presets merged in, is what the remote receives.
+    // As the reference sends them: the client's input object with the presets merged in as
+    // `$svc_json_var_<n>`, a session preset as the non-null `$x_svc_user_id`; no literals.
     expect(remote.requests).to.have.length(1);
-    expect(remote.requests[0]!.body.query).to.contain('messages(where: {authorId: 1, priority: HIGH, tenant: "t1"})');
-    expect(remote.requests[0]!.body.query).to.contain('messagesByAuthor(authorId: 1)');
+    const sent = remote.requests[0]!.body;
+    expect(sent.query).to.contain('messages(where: $svc_json_var_0)');
+    expect(sent.query).to.contain('messagesByAuthor(authorId: $x_svc_user_id)');
+    expect(sent.query).to.match(/\$svc_json_var_0: MessageFilter\b/);
+    expect(sent.query).to.contain('$x_svc_user_id: Int!');
+    expect(sent.variables).to.deep.equal({ svc_json_var_0: { priority: 'HIGH', authorId: 1, tenant: 't1' }, x_svc_user_id: 1 });
     const literal = await graphql(world.engine, '{ messages(where: {priority: HIGH}) { id } }', undefined, as('user', '3'));
     expect(literal.body).to.deep.equal({ data: { messages: [{ id: 4 }] } });
   });

@@ -114,6 +114,50 @@ describe('remote relationships', function () {
     });
   });
 
+  it('answers <rel>_aggregate of a join to another source per parent row', async () => {
+    const r = await graphql(
+      world.engine,
+      `{ users(order_by: {id: asc}) { name
+          orders_aggregate(order_by: {id: asc}) { aggregate { count sum { qty } } nodes { item } }
+          tea: orders_aggregate(where: {item: {_eq: "tea"}}) { aggregate { count } } } }`,
+      undefined,
+      ADMIN,
+    );
+    expect(r.body).to.deep.equal({
+      data: {
+        users: [
+          { name: 'ada', orders_aggregate: { aggregate: { count: 2, sum: { qty: 3 } }, nodes: [{ item: 'tea' }, { item: 'cake' }] }, tea: { aggregate: { count: 1 } } },
+          { name: 'alan', orders_aggregate: { aggregate: { count: 1, sum: { qty: 3 } }, nodes: [{ item: 'coffee' }] }, tea: { aggregate: { count: 0 } } },
+          { name: 'grace', orders_aggregate: { aggregate: { count: 1, sum: { qty: 1 } }, nodes: [{ item: 'tea' }] }, tea: { aggregate: { count: 1 } } },
+          { name: 'edsger', orders_aggregate: { aggregate: { count: 0, sum: { qty: null } }, nodes: [] }, tea: { aggregate: { count: 0 } } },
+        ],
+      },
+    });
+  });
+
+  it('applies distinct_on per parent row on a join to another source', async () => {
+    await shop.sql(`INSERT INTO orders VALUES (14, 1, 'tea', 5), (15, 2, 'coffee', 1)`);
+    try {
+      const r = await graphql(
+        world.engine,
+        '{ users(order_by: {id: asc}, limit: 3) { name orders(distinct_on: item, order_by: [{item: asc}, {qty: desc}]) { item qty } } }',
+        undefined,
+        ADMIN,
+      );
+      expect(r.body).to.deep.equal({
+        data: {
+          users: [
+            { name: 'ada', orders: [{ item: 'cake', qty: 1 }, { item: 'tea', qty: 5 }] },
+            { name: 'alan', orders: [{ item: 'coffee', qty: 3 }] },
+            { name: 'grace', orders: [{ item: 'tea', qty: 1 }] },
+          ],
+        },
+      });
+    } finally {
+      await shop.sql('DELETE FROM orders WHERE id IN (14, 15)');
+    }
+  });
+
   it('joins a remote type to a table and to another remote schema, one call each', async () => {
     remote.requests.length = 0;
     profiles.requests.length = 0;

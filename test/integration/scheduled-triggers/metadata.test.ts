@@ -114,6 +114,50 @@ describe('scheduled triggers: metadata', function () {
     });
   });
 
+  it('generates occurrences only once the trigger is committed', async () => {
+    let refuse = true;
+    engine.kernel.hooks.onMetadataApply.tap('test-refuse', () => {
+      if (refuse) throw new Error('refused by the test');
+    });
+    try {
+      const refused = await metadata(engine, cron({ name: 'refused' }));
+      expect(refused.status).to.not.equal(200);
+      expect(await pending('refused')).to.equal(0);
+    } finally {
+      refuse = false;
+    }
+    expect((await metadata(engine, cron({ name: 'refused' }))).status).to.equal(200);
+    expect(await pending('refused')).to.equal(100);
+  });
+
+  it('pages events and invocations with the reference args, and answers get_event_invocations', async () => {
+    const at = new Date(Date.now() + 3600_000).toISOString();
+    for (let i = 0; i < 3; i++) await metadata(engine, { type: 'create_scheduled_event', args: { webhook: '{{SINK_URL}}/p', schedule_at: at, payload: { i } } });
+    const page = await metadata(engine, { type: 'get_scheduled_events', args: { type: 'one_off', limit: 2, offset: 1, get_rows_count: true } });
+    expect(page.status, JSON.stringify(page.body)).to.equal(200);
+    expect(page.body.events).to.have.length(2);
+    expect(page.body.count).to.be.at.least(3);
+    expect((await metadata(engine, cron({ name: 'paged' }))).status).to.equal(200);
+    const cronPage = await metadata(engine, { type: 'get_scheduled_events', args: { type: 'cron', trigger_name: 'paged', limit: 5, status: ['scheduled'] } });
+    expect(cronPage.body.events).to.have.length(5);
+    expect(cronPage.body.events[0]).to.include.keys('id', 'trigger_name', 'scheduled_time', 'status', 'tries', 'created_at', 'next_retry_at');
+    const both = await metadata(engine, { type: 'get_scheduled_events', args: { type: 'one_off', limit: 1, pagination: { limit: 1 } } });
+    expect(both.body).to.deep.include({ code: 'parse-failed', path: '$.args.pagination' });
+    // Its earlier name, with the same args: a cron trigger's invocations (none yet) by trigger name.
+    const old = await metadata(engine, { type: 'get_event_invocations', args: { type: 'cron', trigger_name: 'paged', limit: 10, offset: 0, get_rows_count: true } });
+    expect(old.status, JSON.stringify(old.body)).to.equal(200);
+    expect(old.body).to.deep.equal({ invocations: [], count: 0 });
+  });
+
+  it('deletes a cron event with delete_scheduled_event', async () => {
+    expect((await metadata(engine, cron({ name: 'cleaned' }))).status).to.equal(200);
+    const [first] = (await metadata(engine, { type: 'get_scheduled_events', args: { type: 'cron', trigger_name: 'cleaned', limit: 1 } })).body.events;
+    expect((await metadata(engine, { type: 'delete_scheduled_event', args: { type: 'cron', event_id: first.id } })).status).to.equal(200);
+    expect(await pending('cleaned')).to.equal(99);
+    const again = await metadata(engine, { type: 'delete_scheduled_event', args: { type: 'cron', event_id: first.id } });
+    expect(again.body.code).to.equal('not-exists');
+  });
+
   it('lists, pages and deletes one-off events on /v1/metadata and /v1/query', async () => {
     const at = new Date(Date.now() + 3600_000).toISOString();
     const ids: string[] = [];
