@@ -296,6 +296,15 @@ export function conformanceSuite(adapter: ConformanceAdapter): void {
         ]);
         const byPk = await data('mutation { update_article_by_pk(pk_columns: {id: 1}, _set: {views: 11}) { id views } }');
         expect(byPk).to.deep.equal({ update_article_by_pk: { id: 1, views: 11 } });
+        const many = await data(`mutation { update_article_many(updates: [
+            {where: {id: {_eq: 1}}, _inc: {views: 1}}, {where: {id: {_in: [1, 4]}}, _inc: {views: 1}}]) { affected_rows returning { id views } } }`);
+        const m = many['update_article_many'] as Array<{ affected_rows: number; returning: Array<{ id: number }> }>;
+        expect(m.map((r) => r.affected_rows)).to.deep.equal([1, 2]);
+        expect(m[0]!.returning).to.deep.equal([{ id: 1, views: 12 }]);
+        expect([...m[1]!.returning].sort((a, b) => a.id - b.id)).to.deep.equal([{ id: 1, views: 13 }, { id: 4, views: 6 }]);
+        await data('mutation { update_article_by_pk(pk_columns: {id: 4}, _set: {views: 5}) { id } }');
+        const none = await data('mutation { delete_article_by_pk(id: 99) { id } update_article(where: {id: {_eq: 99}}, _set: {views: 1}) { affected_rows returning { id } } }');
+        expect(none).to.deep.equal({ delete_article_by_pk: null, update_article: { affected_rows: 0, returning: [] } });
         const del = await data('mutation { delete_article(where: {title: {_in: ["Eps", "Zeta"]}}) { affected_rows returning { title } } }');
         expect((del['delete_article'] as { affected_rows: number }).affected_rows).to.equal(2);
         expect(await ids('{title: {_in: ["Eps", "Zeta"]}}')).to.deep.equal([]);
