@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Engine } from '../../core/engine.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { graphql, metadata, startTestEngine } from '../helpers/engine.js';
+import { call, graphql, metadata, startTestEngine } from '../helpers/engine.js';
 
 export interface ConformanceAdapter {
   /** Shown in the suite's title. */
@@ -77,6 +77,7 @@ export function conformanceSuite(adapter: ConformanceAdapter): void {
       return (d['article'] as Array<{ id: number }>).map((r) => r.id);
     };
     const table = (name: string) => ({ schema, name });
+    const graphqlExplain = (body: unknown): Promise<{ status: number; body: unknown }> => call(engine, '/v1/graphql/explain', body, ADMIN);
 
     before(async () => {
       const fixture = await adapter.setup();
@@ -244,6 +245,15 @@ export function conformanceSuite(adapter: ConformanceAdapter): void {
         expect(Number(paged[0]!.articles_aggregate.aggregate.sum.views)).to.equal(20);
         expect(paged[0]!.articles_aggregate.nodes).to.deep.equal([{ id: 2 }]);
       }
+    });
+
+    it('explains a query: its SQL with values inline, and the database plan', async () => {
+      const res = await graphqlExplain({ query: { query: 'query ($v: Int) { article(where: {views: {_gt: $v}}) { id author { name } } }', variables: { v: 5 } } });
+      expect(res.status).to.equal(200);
+      const [entry] = res.body as Array<{ field: string; sql: string; plan: string[] }>;
+      expect(entry!.field).to.equal('article');
+      expect(entry!.sql).to.be.a('string').and.include('5').and.not.match(/\$\d|\?/);
+      expect(entry!.plan).to.be.an('array').that.is.not.empty;
     });
 
     it('reads a row by primary key', async () => {

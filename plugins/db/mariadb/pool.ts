@@ -67,6 +67,12 @@ export class MariaPool implements Queryable {
     return rows as Row[];
   }
 
+  /** The statement with its values written as literals (mysql2's escaping), for the explain API. */
+  async inline(sql: string, values: readonly unknown[]): Promise<string> {
+    const { format } = await import('mysql2/promise');
+    return format(sql, values as Parameters<typeof format>[1]);
+  }
+
   async transaction<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
     const conn = await (await this.get()).getConnection();
     try {

@@ -87,6 +87,25 @@ export class MariaSourceConnection implements SourceConnection {
     }
   }
 
+  /** `/v1/graphql/explain`: the statement with its values inlined, and MariaDB's EXPLAIN, one line per row. */
+  async explainQuery(statement: CompiledStatement, sessionJson: string, values: readonly unknown[]): Promise<{ sql: string; plan: string[] }> {
+    const s = statement as MariaStatement;
+    if (!Array.isArray(s.order)) throw new EngineError('unexpected', 'statement compiled for another database kind');
+    const params = bindSlots(s.order, values, sessionJson);
+    try {
+      const rows = await this.pool.rows(`EXPLAIN ${s.text}`, params);
+      const plan = rows.map((r) =>
+        Object.entries(r)
+          .filter(([, v]) => v !== null)
+          .map(([k, v]) => `${k}=${String(v)}`)
+          .join(' '),
+      );
+      return { sql: await this.pool.inline(s.text, params), plan };
+    } catch (e) {
+      throw mariaEngineError(e, s.text);
+    }
+  }
+
   compileMutation(ir: MutationIR, options: CompileOptions): CompiledMutation {
     return compileMutation(ir, options);
   }
