@@ -110,7 +110,7 @@ export class MariaSourceConnection implements SourceConnection {
     return compileMutation(ir, options);
   }
 
-  async runMutations(batch: readonly MutationRunInput[], sessionJson: string): Promise<string[]> {
+  async runMutations(batch: readonly MutationRunInput[], sessionJson: string, options?: RunOptions): Promise<string[]> {
     const plans = batch.map((item) => {
       if (!(item.mutation instanceof MariaCompiledMutation)) throw new EngineError('unexpected', 'mutation compiled for another database kind');
       return { plan: item.mutation, values: item.values };
@@ -118,7 +118,7 @@ export class MariaSourceConnection implements SourceConnection {
     try {
       return await this.pool.transaction(async (tx) => {
         const out: string[] = [];
-        for (const { plan, values } of plans) out.push(await new MutationRun(tx, plan, values, sessionJson, (q, t) => this.tableKeys(q, t)).run());
+        for (const { plan, values } of plans) out.push(await new MutationRun(tx, plan, values, sessionJson, (q, t) => this.tableKeys(q, t), options?.deadline).run());
         return out;
       });
     } catch (e) {

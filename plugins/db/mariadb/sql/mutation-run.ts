@@ -55,6 +55,7 @@ export class MutationRun {
     values: readonly unknown[],
     sessionJson: string,
     private readonly keysOf: KeysOf,
+    private readonly deadline?: number,
   ) {
     // Each slot's value once, as bindSlots prepares it; affected slots are expanded per statement.
     this.slots = [...plan.slots];
@@ -86,9 +87,20 @@ export class MutationRun {
     return { sql, params };
   }
 
+  /**
+   * Runs one statement of the program within the request's deadline: none starts after it, and
+   * the server stops one running past it (whole seconds); the transaction then rolls back.
+   */
+  private timed(sql: string, params: unknown[]): Promise<Row[]> {
+    if (this.deadline === undefined) return this.tx.rows(sql, params);
+    const left = this.deadline - Date.now();
+    if (left <= 0) throw new EngineError('time-limit-exceeded', 'Time limit exceeded', { path: this.plan.errorPath });
+    return this.tx.rows(`SET STATEMENT max_statement_time=${Math.ceil(left / 1000)} FOR ${sql}`, params);
+  }
+
   private async exec(sql: string, params: unknown[]): Promise<Row[]> {
     try {
-      return await this.tx.rows(sql, params);
+      return await this.timed(sql, params);
     } catch (e) {
       throw mariaEngineError(e, sql).atPath(this.plan.errorPath);
     }
@@ -199,7 +211,7 @@ export class MutationRun {
       if (wanted.length > 0) sql += ` RETURNING ${wanted.map(quoteIdent).join(', ')}`;
       let written: Row | null = null;
       try {
-        written = (await this.tx.rows(sql, [...values.values()]))[0] ?? {};
+        written = (await this.timed(sql, [...values.values()]))[0] ?? {};
         if (key) inserted.push(key.map((k) => written![k]));
         count++;
       } catch (e) {

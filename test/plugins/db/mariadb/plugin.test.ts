@@ -9,7 +9,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { DatabaseKind, RootFieldIR } from '../../../../core/sdk/index.js';
+import type { DatabaseKind, MutationIR, RootFieldIR } from '../../../../core/sdk/index.js';
+import { createConnection } from 'mysql2/promise';
 import { createTestKernel } from '../../../../core/sdk/index.js';
 import { parseMariaConfiguration, resolveMariaConfiguration } from '../../../../plugins/db/mariadb/config.js';
 import { compileRootField, type MariaStatement } from '../../../../plugins/db/mariadb/sql/compile.js';
@@ -73,6 +74,52 @@ describe('db/mariadb plugin', () => {
       expect(await conn.runQuery({ ...sleepy, text: "SELECT '[1]' AS root" }, '{}', [])).to.equal('[1]');
     } finally {
       await conn.close();
+    }
+  });
+
+  it('runs a mutation in one transaction, and none past its deadline (on the machine\'s MariaDB)', async () => {
+    const admin = await createConnection({ host: '127.0.0.1', user: 'root' });
+    await admin.query('DROP DATABASE IF EXISTS maria_plugin_test');
+    await admin.query('CREATE DATABASE maria_plugin_test');
+    await admin.query('CREATE TABLE maria_plugin_test.t (id INT PRIMARY KEY, v INT)');
+    const kernel = await createTestKernel({ plugins: [mariadb] });
+    const conn = kernel.container.resolve<DatabaseKind>('db.mariadb').connect('x', { connection_info: { host: '127.0.0.1', database: 'maria_plugin_test' } });
+    try {
+      const value = (v: unknown) => ({ value: { kind: 'const' as const, value: v }, dbType: 'integer' });
+      const ir: MutationIR = {
+        kind: 'insert',
+        source: 'x',
+        errorPath: '$.selectionSet.insert_t',
+        insert: {
+          table: { schema: 'maria_plugin_test', name: 't' },
+          rows: [1, 2].map((id) => ({ columns: [{ column: 'id', value: value(id) }, { column: 'v', value: value(id * 10) }], relationships: [] })),
+          check: null,
+          updateCheck: null,
+          onConflict: null,
+        },
+        returning: { output: { kind: 'response', fields: [{ kind: 'affectedRows', alias: 'affected_rows' }] }, selectFilter: null },
+      };
+      const mutation = conn.compileMutation!(ir, { stringifyNumericTypes: false });
+      const late = await conn.runMutations!([{ mutation, values: [1, 10, 2, 20] }], '{}', { deadline: Date.now() - 1 }).then(
+        () => null,
+        (e: unknown) => e as { code?: string },
+      );
+      expect(late?.code).to.equal('time-limit-exceeded');
+      const [rows] = await admin.query('SELECT COUNT(*) AS n FROM maria_plugin_test.t');
+      expect((rows as Array<{ n: number }>)[0]!.n).to.equal(0);
+      expect(await conn.runMutations!([{ mutation, values: [1, 10, 2, 20] }], '{}')).to.deep.equal(['{"affected_rows":2}']);
+      // A duplicate key rolls back the whole batch.
+      const dup = await conn.runMutations!([{ mutation, values: [3, 30, 1, 10] }], '{}').then(
+        () => null,
+        (e: unknown) => e as { code?: string },
+      );
+      expect(dup?.code).to.equal('constraint-violation');
+      const [after] = await admin.query('SELECT COUNT(*) AS n FROM maria_plugin_test.t');
+      expect((after as Array<{ n: number }>)[0]!.n).to.equal(2);
+    } finally {
+      await conn.close();
+      await admin.query('DROP DATABASE IF EXISTS maria_plugin_test');
+      await admin.end();
     }
   });
 
