@@ -22,9 +22,23 @@ import { ensureWrk, runWrk } from './wrk.js';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DATABASE = 'maria_bench';
 const SERVER = { host: '127.0.0.1', port: 3306, user: 'root' };
-const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 8);
-const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 16);
 const POOL = 16;
+
+export interface MariaBenchOptions {
+  seconds: number;
+  connections: number;
+  /** Seconds of warm-up per side before each measured run (0: none). */
+  warmup: number;
+  log: (line: string) => void;
+}
+
+export interface MariaBenchRow {
+  id: string;
+  engineRps: number;
+  floorRps: number;
+  engineCpuUs: number;
+  floorCpuUs: number;
+}
 
 /** The floor's SQL per query: `:name` marks a variable. */
 const FLOOR_SQL: Record<string, string> = {
@@ -56,11 +70,12 @@ async function metadata(url: string, body: unknown): Promise<void> {
   if (res.status !== 200) throw new Error(`metadata failed: ${JSON.stringify(res.body)}`);
 }
 
-async function main(): Promise<void> {
-  const wrkProblem = await ensureWrk(console.log);
+export async function runMariaBench(options: MariaBenchOptions): Promise<MariaBenchRow[]> {
+  const { seconds: SECONDS, connections: CONNECTIONS, log } = options;
+  const wrkProblem = await ensureWrk(log);
   if (wrkProblem) throw new Error(wrkProblem);
   const workDir = mkdtempSync(join(tmpdir(), 'svc-bench-mariadb-'));
-  console.log('creating the dataset (10,000 authors, 100,000 articles)');
+  log('creating the dataset (10,000 authors, 100,000 articles)');
   await createDataset();
   const store = await createTestDatabase('mariadb_bench_meta');
   const engine = await startEngineProcess(ROOT, store.url, workDir);
@@ -91,7 +106,8 @@ async function main(): Promise<void> {
         { type: 'maria_create_object_relationship', args: { source: 'bench', table: table('article'), name: 'author', using: { foreign_key_constraint_on: 'author_id' } } },
       ],
     });
-    const rows: string[] = [];
+    const lines: string[] = [];
+    const rows: MariaBenchRow[] = [];
     for (const q of queries) {
       // The gate: engine and floor give the same data for the samples.
       for (const sample of q.samples as Vars[]) {
@@ -100,8 +116,10 @@ async function main(): Promise<void> {
         if (!isDeepStrictEqual(e.body, f.body)) throw new Error(`${q.id} differs for ${JSON.stringify(sample)}:\nengine ${JSON.stringify(e.body).slice(0, 300)}\nfloor  ${JSON.stringify(f.body).slice(0, 300)}`);
       }
       // Warm-up: prepared statements on every pooled connection, the engine's plan cache, JIT.
-      await runWrk({ url: engine.url + '/v1/graphql', query: q.graphql, vars: q.vars, headers: ADMIN_HEADERS }, CONNECTIONS, 2, workDir, 2);
-      await runWrk({ url: floorUrl, query: q.graphql, vars: q.vars, headers: { 'content-type': 'application/json' } }, CONNECTIONS, 2, workDir, 2);
+      if (options.warmup > 0) {
+        await runWrk({ url: engine.url + '/v1/graphql', query: q.graphql, vars: q.vars, headers: ADMIN_HEADERS }, CONNECTIONS, options.warmup, workDir, 2);
+        await runWrk({ url: floorUrl, query: q.graphql, vars: q.vars, headers: { 'content-type': 'application/json' } }, CONNECTIONS, options.warmup, workDir, 2);
+      }
       let cpu = processCpuMicros(engine.pid);
       const engineRun = await runWrk({ url: engine.url + '/v1/graphql', query: q.graphql, vars: q.vars, headers: ADMIN_HEADERS }, CONNECTIONS, SECONDS, workDir, 1);
       const engineCpu = (processCpuMicros(engine.pid) - cpu) / engineRun.requests;
@@ -114,13 +132,15 @@ async function main(): Promise<void> {
       const line =
         `| ${q.id} | ${q.title} | ${engineRun.rps.toFixed(0)} | ${(engineRun.p50Us / 1000).toFixed(2)} | ${floorRun.rps.toFixed(0)} | ${(floorRun.p50Us / 1000).toFixed(2)} ` +
         `| ${(engineRun.rps / floorRun.rps).toFixed(2)} | ${engineCpu.toFixed(0)} | ${floorCpu.toFixed(0)} | ${(engineCpu / floorCpu).toFixed(2)} |`;
-      console.log(line);
-      rows.push(line);
+      log(line);
+      lines.push(line);
+      rows.push({ id: q.id, engineRps: engineRun.rps, floorRps: floorRun.rps, engineCpuUs: engineCpu, floorCpuUs: floorCpu });
     }
-    console.log(`\nMariaDB kind vs a bare mysql2 floor, ${SECONDS} s per side, ${CONNECTIONS} connections, pool ${POOL}, load average ${loadavg()[0]!.toFixed(1)}:`);
-    console.log('| Query | | engine rps | engine p50 ms | floor rps | floor p50 ms | rps engine/floor | engine CPU µs/req | floor CPU µs/req | CPU engine/floor |');
-    console.log('|---|---|---|---|---|---|---|---|---|---|');
-    for (const r of rows) console.log(r);
+    log(`\nMariaDB kind vs a bare mysql2 floor, ${SECONDS} s per side, ${CONNECTIONS} connections, pool ${POOL}, load average ${loadavg()[0]!.toFixed(1)}:`);
+    log('| Query | | engine rps | engine p50 ms | floor rps | floor p50 ms | rps engine/floor | engine CPU µs/req | floor CPU µs/req | CPU engine/floor |');
+    log('|---|---|---|---|---|---|---|---|---|---|');
+    for (const l of lines) log(l);
+    return rows;
   } finally {
     await floor.stop();
     await engine.stop();
@@ -131,10 +151,17 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e: unknown) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\//, ''))) {
+  runMariaBench({
+    seconds: Number(process.env['BENCH_SECONDS'] ?? 8),
+    connections: Number(process.env['BENCH_CONNECTIONS'] ?? 16),
+    warmup: 2,
+    log: console.log,
+  }).then(
+    () => process.exit(0),
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}
