@@ -104,6 +104,37 @@ export const EXPERIMENTAL_FEATURES = [
   'hide_aggregation_predicates',
   'hide_stream_fields',
 ] as const;
+export type ExperimentalFeature = (typeof EXPERIMENTAL_FEATURES)[number];
+
+/**
+ * What each experimental feature needs to be honoured: `built` (the core does it), a `feature` some
+ * plugin must provide, or nothing built yet (`built: false`), in which case giving it stops the
+ * engine at boot with E_OPTION_NOT_ENFORCED, like any option whose effect is missing.
+ */
+export type ExperimentalSupport =
+  | { readonly built: boolean; readonly note: string }
+  | { readonly feature: string; readonly note: string };
+
+export const EXPERIMENTAL_FEATURE_SUPPORT: { readonly [K in ExperimentalFeature]: ExperimentalSupport } = {
+  inherited_roles: { built: true, note: 'roles made of other roles come from the metadata `inherited_roles`, given or not' },
+  optimise_permission_filters: { built: false, note: 'not built' },
+  naming_convention: { built: true, note: 'a source customization\'s `naming_convention` applies, given or not' },
+  streaming_subscriptions: { feature: 'streaming-subscriptions', note: '`<table>_stream` subscriptions are served, given or not' },
+  gateway_federation: { built: false, note: 'not built (no Apollo federation `_service` / `_entities`)' },
+  hide_update_many_fields: { built: true, note: 'hides the `update_<table>_many` root fields' },
+  wh_string_numeric_input: { built: false, note: 'not built' },
+  hide_aggregation_predicates: { built: false, note: 'not built (the `<relationship>_aggregate` bool-exp fields stay)' },
+  hide_stream_fields: { built: true, note: 'hides the `<table>_stream` root fields' },
+};
+
+function experimentalFeaturesNote(): string {
+  const parts = EXPERIMENTAL_FEATURES.map((name) => {
+    const s: ExperimentalSupport = EXPERIMENTAL_FEATURE_SUPPORT[name];
+    if ('feature' in s) return `\`${name}\`: ${s.note} (needs a plugin providing \`${s.feature}\`)`;
+    return s.built ? `\`${name}\`: ${s.note}` : `\`${name}\`: ${s.note}, refused at boot (E_OPTION_NOT_ENFORCED)`;
+  });
+  return `an unknown name is refused at boot (E_OPTION_INVALID); ${parts.join('; ')}`;
+}
 
 export const SERVER_OPTIONS = [
   // ---- database connection (server flags) ----
@@ -235,6 +266,16 @@ export const SERVER_OPTIONS = [
     scope: 'serve', inEffect: true, note: POOL_DEFAULT, description: 'time to wait to acquire a database connection',
   },
 
+  {
+    key: 'pgStatementTimeout', flag: 'pg-statement-timeout', env: 'SVC_GRAPHQL_PG_STATEMENT_TIMEOUT', type: SECONDS,
+    defaultText: 'none (no limit); 0 is also none', scope: 'serve', inEffect: true,
+    note: 'applies to every PostgreSQL source, run_sql included (not to the metadata database); the embedded database does not apply statement_timeout itself, so there only the engine\'s deadline (1 s later) ends a statement; an engine option, not in the reference',
+    description:
+      'longest a database statement may run: sent to PostgreSQL as statement_timeout (the statement fails with `statement-timeout`), ' +
+      'and kept by the engine too: a statement still unanswered 1 s later (a stalled database or network path) fails with ' +
+      '`statement-timeout` and its connection is closed; opening a connection has the same limit',
+  },
+
   // ---- HTTP ----
   {
     key: 'serverHost', flag: 'server-host', env: 'SVC_GRAPHQL_SERVER_HOST', type: STRING, valueName: 'host',
@@ -330,14 +371,15 @@ export const SERVER_OPTIONS = [
     description: 'enable remote schema permissions',
   },
   {
-    key: 'enableTelemetry', flag: 'enable-telemetry', env: 'SVC_GRAPHQL_ENABLE_TELEMETRY', type: BOOL, default: true,
-    scope: 'serve', inEffect: false, note: 'the engine sends no telemetry, whatever the value',
+    key: 'enableTelemetry', flag: 'enable-telemetry', env: 'SVC_GRAPHQL_ENABLE_TELEMETRY', type: BOOL, default: false,
+    scope: 'serve', feature: 'telemetry',
+    note: 'the engine has no telemetry to send: the default is false (the reference engine\'s is true) and true is refused unless a plugin provides it',
     description: 'anonymous telemetry',
   },
   {
     key: 'experimentalFeatures', flag: 'experimental-features', env: 'SVC_GRAPHQL_EXPERIMENTAL_FEATURES',
     type: { kind: 'list', values: EXPERIMENTAL_FEATURES }, default: [], scope: 'serve', inEffect: true,
-    note: 'each feature applies once it is built', description: 'experimental features to turn on',
+    note: experimentalFeaturesNote(), description: 'experimental features to turn on',
   },
   {
     key: 'inferFunctionPermissions', flag: 'infer-function-permissions', env: 'SVC_GRAPHQL_INFER_FUNCTION_PERMISSIONS',

@@ -6,20 +6,20 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { asValue } from 'awilix';
+import { asValue, type Resolver } from 'awilix';
 import type { ServerConfig } from './config/types.js';
 import { createLogger, type Logger } from './logger.js';
 import { createKernel, type Kernel } from './kernel/kernel.js';
 import { DEFAULT_PLUGIN_CONFIG, loadPlugins } from './kernel/loader.js';
 import { METADATA_STORE_KEY, type MetadataStore } from './metadata/store.js';
-import { MetadataService } from './metadata/service.js';
+import { MetadataService, schemaCacheBuilderDeps } from './metadata/service.js';
 import { DATABASE_URL_ENV, defaultSourceOf, initialMetadata } from './metadata/defaults.js';
 import { databaseKinds } from './db/registry.js';
 import { BootError } from './errors.js';
 import { SourceConnections } from './schema-cache/connections.js';
 import { buildSchemaCache } from './schema-cache/builder.js';
 import { SchemaCacheRef } from './schema-cache/ref.js';
-import { createRequestListener } from './http/app.js';
+import { createRequestListener, type RequestListeners } from './http/app.js';
 import type { AnyPlugin } from './plugin.js';
 
 /** How long /healthz waits for the metadata database before reporting an outage. */
@@ -32,6 +32,8 @@ export interface EngineOptions {
   env?: NodeJS.ProcessEnv;
   /** Use these plugins instead of reading the plugin config (tests). */
   plugins?: { plugins: AnyPlugin[]; options?: Record<string, unknown> };
+  /** Container values registered after the plugins, so they win (tests: a metadata store, a kind). */
+  overrides?: Readonly<Record<string, unknown>>;
 }
 
 export interface Engine {
@@ -41,11 +43,26 @@ export interface Engine {
   readonly url: string;
   readonly ref: SchemaCacheRef;
   readonly service: MetadataService;
+  readonly listener: RequestListeners;
   /** Stops accepting, drains in-flight requests (up to the graceful shutdown timeout), closes everything. */
   close(reason?: string): Promise<void>;
 }
 
-export async function startEngine(config: ServerConfig, options: EngineOptions = {}): Promise<Engine> {
+/**
+ * The engine without its socket: the kernel, the metadata store, the schema cache, the metadata
+ * service and the HTTP request listener. `startEngine` serves it on a port; tests may call the
+ * listener directly (test/helpers/inject.ts).
+ */
+export interface EngineCore {
+  readonly kernel: Kernel;
+  readonly ref: SchemaCacheRef;
+  readonly service: MetadataService;
+  readonly listener: RequestListeners;
+  /** Closes everything `bootEngine` opened, in reverse order. */
+  dispose(): Promise<void>;
+}
+
+export async function bootEngine(config: ServerConfig, options: EngineOptions = {}): Promise<EngineCore & { logger: Logger }> {
   const logger = options.logger ?? createLogger({ level: config.logLevel, enabledTypes: config.enabledLogTypes });
   for (const warning of options.warnings ?? []) logger.warn('startup', { kind: 'option', message: warning });
 
@@ -53,18 +70,20 @@ export async function startEngine(config: ServerConfig, options: EngineOptions =
   if (config.databaseUrl) env[DATABASE_URL_ENV] = config.databaseUrl;
 
   const cleanups: Array<() => Promise<void>> = [];
-  const cleanup = async () => {
+  const dispose = async () => {
     for (const fn of cleanups.reverse()) await fn().catch(() => {});
   };
   try {
     const loaded = options.plugins ?? (await loadPlugins(config.pluginConfig ?? DEFAULT_PLUGIN_CONFIG, config.enabledApis));
-    const kernel = await createKernel({ plugins: loaded.plugins, pluginOptions: loaded.options, config, logger, env });
+    const overrides: Record<string, Resolver<unknown>> = {};
+    for (const [key, value] of Object.entries(options.overrides ?? {})) overrides[key] = asValue(value);
+    const kernel = await createKernel({ plugins: loaded.plugins, pluginOptions: loaded.options, config, logger, env, overrides });
     cleanups.push(() => kernel.dispose());
     logger.info('startup', { kind: 'plugins', loaded: kernel.pluginIds, features: kernel.features.list() });
 
     const { container, hooks } = kernel;
     if (!container.hasRegistration(METADATA_STORE_KEY)) {
-      throw new BootError('E_PLUGIN_DEPENDENCY_MISSING', 'no loaded plugin provides the metadata store (load a database plugin such as db/postgres)');
+      throw new BootError('E_PLUGIN_DEPENDENCY_MISSING', 'no loaded plugin provides the metadata store (load a database plugin that owns the engine database)');
     }
     // The store belongs to the container: kernel.dispose() closes it (and the database it owns).
     const store = container.resolve<MetadataStore>(METADATA_STORE_KEY);
@@ -75,7 +94,7 @@ export async function startEngine(config: ServerConfig, options: EngineOptions =
     const connections = new SourceConnections();
     cleanups.push(() => connections.closeAll());
     const stored = await store.read();
-    const cache = await buildSchemaCache({ container, hooks, config, connections }, stored.metadata, stored.resourceVersion);
+    const cache = await buildSchemaCache(schemaCacheBuilderDeps({ container, hooks, config, connections }), stored.metadata, stored.resourceVersion);
     const ref = new SchemaCacheRef(cache);
     for (const o of cache.inconsistentObjects) logger.warn('metadata', { message: 'inconsistent object', object: o });
     const service = new MetadataService({ store, ref, connections, container, hooks, config, logger });
@@ -96,6 +115,22 @@ export async function startEngine(config: ServerConfig, options: EngineOptions =
       isMetadataConsistent: () => ref.current.inconsistentObjects.length === 0,
       ...(store.reachable ? { isMetadataStoreReachable: () => store.reachable!(HEALTH_TIMEOUT_MS) } : {}),
     });
+    return { kernel, ref, service, listener, dispose, logger };
+  } catch (e) {
+    await dispose();
+    throw e;
+  }
+}
+
+export async function startEngine(config: ServerConfig, options: EngineOptions = {}): Promise<Engine> {
+  const core = await bootEngine(config, options);
+  const { kernel, ref, service, listener, logger } = core;
+  const { hooks } = kernel;
+  const cleanups: Array<() => Promise<void>> = [() => core.dispose()];
+  const cleanup = async () => {
+    for (const fn of cleanups.reverse()) await fn().catch(() => {});
+  };
+  try {
     const server = createServer(listener.request);
     server.on('upgrade', listener.upgrade);
     await listen(server, config.serverHost === '*' ? undefined : config.serverHost, config.serverPort);
@@ -130,6 +165,7 @@ export async function startEngine(config: ServerConfig, options: EngineOptions =
       url: `http://127.0.0.1:${port}`,
       ref,
       service,
+      listener,
       close(reason = 'shutdown requested') {
         closing ??= (async () => {
           logger.info('startup', { kind: 'shutdown', message: `shutting down: ${reason}` });

@@ -35,6 +35,7 @@ export type ErrorCode =
   | 'parse-failed'
   | 'permission-denied'
   | 'permission-error'
+  // The reference engine's codes for database failures (the postgres kind raises them).
   | 'postgres-error'
   | 'postgres-max-connections-error'
   | 'remote-schema-conflicts'
@@ -45,6 +46,8 @@ export type ErrorCode =
   | 'validation-failed'
   | 'template-resolution-failed'
   | 'timeout'
+  // --pg-statement-timeout: the database did not answer a statement in time (engine's own code).
+  | 'statement-timeout'
   // API limits: the reference engine does not publish the codes of its (closed-source) enforcers.
   | 'depth-limit-exceeded'
   | 'node-limit-exceeded'
@@ -182,3 +185,16 @@ export class BootError extends Error {
 
 export const isBootError = (e: unknown): e is BootError =>
   typeof e === 'object' && e !== null && (e as Record<symbol, unknown>)[BOOT_ERROR] === true;
+
+/** Any thrown value as an EngineError: unexpected ones become a 500 `unexpected` with the detail kept internal. */
+export function toEngineError(e: unknown): EngineError {
+  if (isEngineError(e)) return e;
+  return new EngineError('unexpected', 'an unexpected error occurred', { status: 500, internal: String(e), cause: e });
+}
+
+/** `{path, error, code}` (and `internal` when it may be shown), the metadata and query APIs' error body. */
+export function errorBody(err: EngineError, showInternal: boolean): Record<string, unknown> {
+  const body: Record<string, unknown> = { path: err.path, error: err.message, code: err.code };
+  if (showInternal && err.internal !== undefined) body['internal'] = err.internal;
+  return body;
+}

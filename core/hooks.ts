@@ -8,62 +8,18 @@ import type Router from '@koa/router';
 import type { AuthRequest, Session } from './auth/session.js';
 import type { PlatformEvent } from './events.js';
 import type { MetadataOperation, OperationContext, OperationResult, ReloadRequest } from './metadata/operation.js';
-import type { SchemaCache } from './schema-cache/cache.js';
+import type { SchemaCache, SchemaCacheBuildContext } from './schema-cache/cache.js';
 import type { SchemaBuildContext, SchemaDraft } from './graphql/schema-draft.js';
 import type { AppRouterState } from './http/types.js';
 import type { RawRoutes } from './http/raw-routes.js';
-import type { DocumentNode, FragmentDefinitionNode, OperationDefinitionNode } from 'graphql';
-import type { InconsistentObject } from './metadata/types.js';
+import type { LimitContext } from './graphql/execute/limits.js';
 import type { AwilixContainer } from 'awilix';
 import type { DatabaseKind } from './db/contract.js';
 
 export const Stage = { FIRST: -100, EARLY: -10, DEFAULT: 0, LATE: 10, LAST: 100 } as const;
 
-/** The operation a limit check is about: parsed and validated once, shared through the plan cache. */
-export interface LimitedOperation {
-  /** The whole request document (every operation and fragment in the query text). */
-  readonly document: DocumentNode;
-  /** The operation that runs. */
-  readonly definition: OperationDefinitionNode;
-  readonly fragments: Readonly<Record<string, FragmentDefinitionNode>>;
-  readonly kind: 'query' | 'mutation' | 'subscription';
-}
-
-/**
- * What an API-limit enforcer sees: one GraphQL operation after authentication, before it runs.
- * The executor calls the hook once per operation (each operation of a batch, a REST endpoint's
- * query, a query over a websocket), so every transport passes the same checks.
- */
-export interface LimitContext {
-  readonly session: Session;
-  /** Which transport asked: `graphql` (HTTP), `rest`, `websocket`. */
-  readonly endpoint: string;
-  /** Operations in the request this one came in (a batch has several; everything else one). */
-  readonly operationCount: number;
-  readonly ip: string;
-  readonly operation: LimitedOperation;
-  /** The schema-cache snapshot the operation runs against (its metadata holds the limits). */
-  readonly cache: SchemaCache;
-  /**
-   * Seconds the operation may run; the time-limit enforcer sets it and the executor cancels the
-   * operation's statements past it. Undefined: no limit.
-   */
-  timeLimitSeconds: number | undefined;
-}
-
-/** What `onSchemaCacheBuild` taps see: a freshly built snapshot, before it serves anything. */
-export interface SchemaCacheBuildContext {
-  readonly cache: SchemaCache;
-  /** Record an object of the metadata that cannot be served (it shows in the inconsistency list). */
-  addInconsistency(object: InconsistentObject): void;
-  /** A role that gets its own schema (one named only by a plugin's permissions, for instance). */
-  addRole(role: string): void;
-  /**
-   * What this build was asked to re-read (reload_metadata, reload_remote_schema); null for an
-   * ordinary rebuild, where what a plugin fetched for an unchanged definition may be reused.
-   */
-  readonly reload: ReloadRequest | null;
-}
+export type { LimitContext, LimitedOperation } from './graphql/execute/limits.js';
+export type { SchemaCacheBuildContext } from './schema-cache/cache.js';
 
 /**
  * A metadata change about to be persisted: the snapshot it replaces, the one it builds, and what

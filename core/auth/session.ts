@@ -3,6 +3,7 @@
  * everything after authentication reads only the Session.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { ServerConfig } from '../config/types.js';
 
 export const ADMIN_ROLE = 'admin';
 
@@ -42,4 +43,10 @@ export function sessionVariablesFromHeaders(headers: IncomingHttpHeaders): Recor
 
 export function makeSession(role: string, variables: Record<string, string>): Session {
   return { role, variables: Object.freeze({ ...variables, 'x-svc-role': role }) };
+}
+
+/** Database and webhook detail goes to admins (with --admin-internal-errors) or everyone in dev mode. */
+export function showInternalTo(session: Session | undefined, config: Pick<ServerConfig, 'devMode' | 'adminInternalErrors'>): boolean {
+  if (config.devMode) return true;
+  return config.adminInternalErrors && session !== undefined && isAdmin(session);
 }

@@ -115,6 +115,7 @@ export function composeDatabaseUrl(params: ConnectionParams): string {
   }
   if (params.options !== undefined) query.push(`options=${enc(params.options)}`);
   const qs = query.length > 0 ? `?${query.join('&')}` : '';
+  // The reference's --host/--port/... flags describe a PostgreSQL engine database (db/postgres's).
   return `postgres://${auth}${hostPart}${port}/${enc(params.dbname as string)}${qs}`;
 }
 

@@ -39,6 +39,8 @@ export interface ServerConfig {
   usePreparedStatements: boolean;
   queryPlanCacheSize: number;
   poolTimeout?: number;
+  /** Seconds; unset or 0: statements may run for ever (plugins/db/postgres/stall-guard.ts). */
+  pgStatementTimeout?: number;
 
   // HTTP
   serverHost: string;

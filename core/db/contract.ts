@@ -8,8 +8,9 @@ import type { CompileOptions, RootFieldIR, SubscriptionFieldIR, TableRef, TypedV
 import type { MutationIR } from '../graphql/ir-mutation.js';
 import type { RawSqlOptions, RawSqlResult } from './raw-sql.js';
 import type { ServerConfig } from '../config/types.js';
-import type { SourceMetadata } from '../metadata/types.js';
+import type { QualifiedTable, SourceMetadata } from '../metadata/types.js';
 import type { EventTriggerSupport } from './event-triggers.js';
+import type { ScalarTypeTable } from './scalar-types.js';
 
 export interface SourceHealth {
   status: 'OK' | 'TIMEOUT' | 'ERROR' | 'FAILED';
@@ -140,6 +141,11 @@ export interface DatabaseKind {
   /** What the kind supports; operations needing a capability it lacks do not exist for it. */
   readonly capabilities?: Readonly<KindCapabilities>;
   /**
+   * The kind's column types: GraphQL scalar names, which compare, which are numeric or strings
+   * (core/db/scalar-types.ts). Without it every type is an opaque scalar named after itself.
+   */
+  readonly scalarTypes?: ScalarTypeTable;
+  /**
    * Check a source's `configuration`; throw an EngineError with a path under `path` when it is
    * invalid. No I/O.
    */
@@ -204,11 +210,24 @@ export interface SourceConnection {
    * (then subscriptions poll). Called once per source connection; the feed closes with it.
    */
   changeFeed?(listener: ChangeFeedListener): Promise<ChangeFeed | null>;
+  /**
+   * With `capabilities.enumTables`: the rows of an enum table (`is_enum`), each key and comment
+   * read as text, in one statement. A failure rejects with the message the reference engine
+   * reports for it (PostgreSQL: `postgres error: ...`). Without it, enum tables are
+   * inconsistent.
+   */
+  readEnumValues?(table: QualifiedTable, keyColumn: string, commentColumn: string | null): Promise<EnumValueRow[]>;
   /** Run SQL text as an admin would (introspection helpers, tests). */
   execute(sql: string, values?: readonly unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
   /** Connections open / idle / callers waiting, for the metrics API. Optional: kinds without a pool leave it out. */
   poolStats?(): PoolStats;
   close(): Promise<void>;
+}
+
+/** One row of an enum table: its value and optional description. */
+export interface EnumValueRow {
+  value: string;
+  description: string | null;
 }
 
 export interface PoolStats {

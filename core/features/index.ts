@@ -9,7 +9,15 @@
  */
 import { BootError } from '../errors.js';
 import type { ServerConfig } from '../config/types.js';
-import { OPTIONS, optionLabel, type ServerOption } from '../../config/options.js';
+import {
+  EXPERIMENTAL_FEATURE_SUPPORT,
+  OPTIONS,
+  findOption,
+  optionLabel,
+  type ExperimentalFeature,
+  type ExperimentalSupport,
+  type ServerOption,
+} from '../../config/options.js';
 import type { MetadataDocument, InconsistentObject } from '../metadata/types.js';
 
 /** The features the loaded plugins provide; registered in the container as `features`. */
@@ -46,13 +54,29 @@ export function isOptionSet(option: ServerOption, config: ServerConfig): boolean
 /** Throws E_OPTION_NOT_ENFORCED for the first option set whose feature no loaded plugin provides. */
 export function checkOptionsEnforced(config: ServerConfig, features: ProvidedFeatures, options: readonly ServerOption[] = OPTIONS): void {
   const refused = options.filter((o) => o.feature !== undefined && !features.has(o.feature) && isOptionSet(o, config));
-  if (refused.length === 0) return;
-  const lines = refused.map((o) => `${optionLabel(o)} needs the '${o.feature}' feature`);
+  const lines = refused.map((o) => `${optionLabel(o)} needs the '${o.feature}' feature, which no loaded plugin provides`);
+  lines.push(...unenforcedExperimentalFeatures(config, features));
+  if (lines.length === 0) return;
   throw new BootError(
     'E_OPTION_NOT_ENFORCED',
-    `${lines.join('; ')}, which no loaded plugin provides, so the setting would be ignored; ` +
-      'unset it, or load a plugin that provides the feature (--plugin-config)',
+    `${lines.join('; ')}; so the setting would be ignored: unset it, or load a plugin that provides the feature (--plugin-config)`,
   );
+}
+
+/** One line per `--experimental-features` value that nothing would honour. */
+function unenforcedExperimentalFeatures(config: ServerConfig, features: ProvidedFeatures): string[] {
+  const option = findOption('experimental-features');
+  const label = option ? optionLabel(option) : '--experimental-features';
+  const lines: string[] = [];
+  for (const name of config.experimentalFeatures ?? []) {
+    const support: ExperimentalSupport | undefined = EXPERIMENTAL_FEATURE_SUPPORT[name as ExperimentalFeature];
+    // Unknown names never get here from the command line (E_OPTION_INVALID); a programmatic config might.
+    if (support === undefined) lines.push(`${label} value '${name}' is not an experimental feature of this engine`);
+    else if ('feature' in support) {
+      if (!features.has(support.feature)) lines.push(`${label} value '${name}' needs the '${support.feature}' feature, which no loaded plugin provides`);
+    } else if (!support.built) lines.push(`${label} value '${name}' is not built in this engine`);
+  }
+  return lines;
 }
 
 /**

@@ -8,7 +8,6 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import compress from 'koa-compress';
 import type { AwilixContainer } from 'awilix';
-import { asValue } from 'awilix';
 import type { ServerConfig } from '../config/types.js';
 import type { KernelHooks } from '../hooks.js';
 import type { Logger } from '../logger.js';
@@ -66,17 +65,6 @@ export function createHttpApp(deps: HttpAppDeps, raw: RawRoutes = new RawRoutes(
     const requestId = requestIdOf(ctx.req);
     ctx.state.requestId = requestId;
     ctx.set('x-request-id', requestId);
-    // The awilix scope costs a container per request; most requests never ask for it.
-    let scope: AwilixContainer | undefined;
-    Object.defineProperty(ctx.state, 'scope', {
-      get() {
-        if (!scope) {
-          scope = container.createScope();
-          scope.register({ requestId: asValue(requestId) });
-        }
-        return scope;
-      },
-    });
     try {
       if (tracing.active) {
         await tracing.serverSpan(`${ctx.method} ${ctx.path}`, ctx.req.headers, { 'http.request.method': ctx.method, 'svc.request_id': requestId }, async (span) => {

@@ -3,32 +3,20 @@
  * error's status, plus `internal` only for admins (with --admin-internal-errors) or in dev mode.
  */
 import type { Context } from 'koa';
-import { EngineError, isEngineError } from '../errors.js';
-import { isAdmin, type Session } from '../auth/session.js';
+import { errorBody, toEngineError } from '../errors.js';
+import { showInternalTo } from '../auth/session.js';
 import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import type { AppRouterState } from './types.js';
 
-export function toEngineError(e: unknown): EngineError {
-  if (isEngineError(e)) return e;
-  return new EngineError('unexpected', 'an unexpected error occurred', { status: 500, internal: String(e), cause: e });
-}
+// Where they were first defined; they belong to lower layers now (errors, auth/session).
+export { errorBody, showInternalTo, toEngineError };
+
 
 export function mayShowInternal(ctx: Context, config: ServerConfig): boolean {
   return showInternalTo((ctx.state as Partial<AppRouterState>).session, config);
 }
 
-/** Database and webhook detail goes to admins (with --admin-internal-errors) or everyone in dev mode. */
-export function showInternalTo(session: Session | undefined, config: ServerConfig): boolean {
-  if (config.devMode) return true;
-  return config.adminInternalErrors && session !== undefined && isAdmin(session);
-}
-
-export function errorBody(err: EngineError, showInternal: boolean): Record<string, unknown> {
-  const body: Record<string, unknown> = { path: err.path, error: err.message, code: err.code };
-  if (showInternal && err.internal !== undefined) body['internal'] = err.internal;
-  return body;
-}
 
 export function renderError(ctx: Context, e: unknown, config: ServerConfig, logger: Logger): void {
   const err = toEngineError(e);

@@ -6,7 +6,6 @@
 import { EngineError } from '../errors.js';
 import type { DatabaseCatalog } from '../db/catalog.js';
 import type { DatabaseKind } from '../db/contract.js';
-import type { OperationContext } from './operation.js';
 import type { MetadataDocument, QualifiedTable, SourceMetadata, TableMetadata } from './types.js';
 import { qualifiedTableName } from './types.js';
 
@@ -152,11 +151,24 @@ export function requireSourceOfKind(draft: MetadataDocument, name: string, kind:
 }
 
 /**
+ * What the helpers below need of an OperationContext (metadata/operation.ts), which has all of it;
+ * named here so that these helpers stay below the service and schema cache they would import.
+ */
+export interface CatalogReader {
+  catalogFor(sourceName: string): Promise<DatabaseCatalog>;
+  readonly cache: { readonly sources: ReadonlyMap<string, { readonly catalog: DatabaseCatalog }> };
+}
+export interface DraftWithKinds {
+  readonly draft: MetadataDocument;
+  dbKind(kindOrPrefix: string): DatabaseKind;
+}
+
+/**
  * The catalog of a source when it can be had: introspected (or reused) by the service, else the
  * one the live cache was built with. Undefined for a source whose database cannot be reached, so
  * that dropping things from a broken source still works.
  */
-export async function catalogIfAvailable(ctx: OperationContext, source: string): Promise<DatabaseCatalog | undefined> {
+export async function catalogIfAvailable(ctx: CatalogReader, source: string): Promise<DatabaseCatalog | undefined> {
   try {
     return await ctx.catalogFor(source);
   } catch {
@@ -173,7 +185,7 @@ export interface TableTarget {
 }
 
 /** The source (of the operation's kind) and table an operation names in `source` and `table`. */
-export function tableTarget(ctx: OperationContext, args: ArgsObject, prefix: string, table?: QualifiedTable): TableTarget {
+export function tableTarget(ctx: DraftWithKinds, args: ArgsObject, prefix: string, table?: QualifiedTable): TableTarget {
   const name = table ?? requireTable(args, 'table', ARGS_PATH);
   const sourceName = sourceNameArg(args, ARGS_PATH);
   const kind = ctx.dbKind(prefix);
@@ -181,7 +193,7 @@ export function tableTarget(ctx: OperationContext, args: ArgsObject, prefix: str
 }
 
 /** As tableTarget, for operations on a table that must be tracked. */
-export function trackedTable(ctx: OperationContext, args: ArgsObject, prefix: string): TableTarget & { meta: TableMetadata } {
+export function trackedTable(ctx: DraftWithKinds, args: ArgsObject, prefix: string): TableTarget & { meta: TableMetadata } {
   const target = tableTarget(ctx, args, prefix);
   return { ...target, meta: requireTrackedTable(target.source, target.table, ARGS_PATH) };
 }

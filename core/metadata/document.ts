@@ -48,6 +48,7 @@ function normaliseSource(s: Record<string, unknown>): SourceMetadata {
     return entry;
   });
   const functions = Array.isArray(s['functions']) ? { functions: (s['functions'] as unknown[]).map(normaliseFunction) } : {};
+  // The reference's metadata format: a source that names no kind is a PostgreSQL source.
   return { ...s, kind: (s["kind"] as string | undefined) ?? "postgres", tables, ...functions } as unknown as SourceMetadata;
 }
 

@@ -10,8 +10,8 @@ import type { DatabaseCatalog } from '../db/catalog.js';
 import type { DatabaseKind } from '../db/contract.js';
 import type { Session } from '../auth/session.js';
 import type { ServerConfig } from '../config/types.js';
-import type { SchemaCache } from '../schema-cache/cache.js';
-import type { MetadataDocument } from './types.js';
+import type { ReloadRequest, SchemaCache } from '../schema-cache/cache.js';
+import type { InconsistentObject, MetadataDocument } from './types.js';
 
 export interface MetadataOperation {
   type: string;
@@ -20,13 +20,7 @@ export interface MetadataOperation {
   resource_version?: number;
 }
 
-/** Which parts of the metadata a rebuild re-reads from the databases (reload_metadata). */
-export interface ReloadRequest {
-  /** `true` for all sources, or the names of the sources to introspect again. */
-  sources: boolean | string[];
-  remoteSchemas: boolean | string[];
-  recreateEventTriggers: boolean | string[];
-}
+export type { ReloadRequest } from '../schema-cache/cache.js';
 
 /** Which API endpoint the operation arrived on; legacy names only dispatch on `/v1/query`. */
 export type MetadataEndpoint = 'metadata' | 'query' | 'schema';
@@ -53,6 +47,11 @@ export interface OperationContext {
   invalidateCatalog?(sourceName: string): void;
   /** Persist even if the rebuilt metadata has inconsistencies (replace_metadata's flag). */
   allowInconsistency(): void;
+  /**
+   * Later operations of the request are judged against these inconsistencies instead of the live
+   * snapshot's (reload_metadata: what the databases now hold is accepted, as the reference does).
+   */
+  acceptInconsistencies?(objects: readonly InconsistentObject[]): void;
   /**
    * Work on data outside the metadata that must follow this change only once it is committed
    * (an action's stored results on drop): never run when the request fails or is refused.
@@ -91,8 +90,8 @@ const DATA_OPERATIONS_KEY = 'metadataDataOperations';
 
 /**
  * The operation types that work on a source's data rather than on the metadata (the legacy
- * `/v1/query` `select`, `insert`, `update`, `delete`, `count`), registered by the plugins that
- * handle them. The reference engine lets any role send those on `/v1/query` (their handlers
+ * `select`, `insert`, `update`, `delete`, `count`), registered by the plugins that handle them.
+ * The reference engine lets any role send those on `/v1/query` and `/v2/query` (their handlers
  * apply the role's permissions; everything else there is admin-only), so the service lets a
  * request made only of them through without an admin session, runs it outside the metadata
  * write lock, and never rebuilds or persists anything for it.

@@ -1,8 +1,9 @@
 /**
  * The shape of a table permission, checked the way the reference engine parses a request: only
  * structure (`parse-failed` at the offending key), never names or types, which are checked when
- * the metadata is resolved against the database (permission-validate.ts). The parsed permission
- * is returned in the reference's export form: keys in its order, defaults left out.
+ * the metadata is resolved against the database (core/schema-cache/permissions/validate.ts). The
+ * parsed permission is returned in the reference's export form: keys in its order, defaults left
+ * out.
  */
 import { EngineError } from '../errors.js';
 import { expectObject, jsonTypeName, parseFailed, parseTableName, type ArgsObject } from './args.js';

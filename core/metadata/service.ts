@@ -14,6 +14,8 @@ import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { isAdmin, type Session } from '../auth/session.js';
 import { buildSchemaCache, type BuilderDeps } from '../schema-cache/builder.js';
+import { emptySchemaDraft } from '../graphql/schema-draft.js';
+import { assembleRoleSchema } from '../graphql/schema/index.js';
 import type { SchemaCache } from '../schema-cache/cache.js';
 import type { SchemaCacheRef } from '../schema-cache/ref.js';
 import type { SourceConnections } from '../schema-cache/connections.js';
@@ -37,6 +39,8 @@ interface RequestState {
   changed: boolean;
   reload: ReloadRequest | null;
   allowInconsistent: boolean;
+  /** What new inconsistencies are judged against when set (after a reload), instead of the live cache's. */
+  accepted: readonly InconsistentObject[] | null;
   catalogs: Map<string, DatabaseCatalog>;
   preview: { draftJson: string; cache: SchemaCache } | null;
   /** Work to run once the change is committed (`afterCommit` of operations and apply taps). */
@@ -49,13 +53,12 @@ export class MetadataService {
   constructor(private readonly deps: MetadataServiceDeps) {}
 
   private get builderDeps(): BuilderDeps {
-    const { container, hooks, config, connections } = this.deps;
-    return { container, hooks, config, connections };
+    return schemaCacheBuilderDeps(this.deps);
   }
 
   /** Handles one request body on a metadata endpoint for an authenticated session. */
   async handle(body: unknown, session: Session, endpoint: MetadataEndpoint): Promise<OperationResult> {
-    const dataOnly = endpoint === 'query' && this.isDataRequest(body);
+    const dataOnly = (endpoint === 'query' || endpoint === 'schema') && this.isDataRequest(body);
     if (!isAdmin(session) && !dataOnly) throw new EngineError('access-denied', 'restricted access : admin only', { path: '$' });
     const op = parseOperation(body, '$');
     const bulk = op.type === 'bulk';
@@ -124,7 +127,15 @@ export class MetadataService {
         { status: 409, path: '$' },
       );
     }
-    const state: RequestState = { changed: false, reload: null, allowInconsistent: false, catalogs: new Map(), preview: null, committed: [] };
+    const state: RequestState = {
+      changed: false,
+      reload: null,
+      allowInconsistent: false,
+      accepted: null,
+      catalogs: new Map(),
+      preview: null,
+      committed: [],
+    };
     // Copied on first use: requests that only read (data operations, exports) never pay for it.
     let draft: MetadataDocument | undefined;
     const draftRef = {
@@ -162,7 +173,7 @@ export class MetadataService {
       }
       const next = await this.preview(draftRef.draft, cache, state);
       if (state.changed) {
-        const added = newInconsistencies(cache.inconsistentObjects, next.inconsistentObjects);
+        const added = newInconsistencies(state.accepted ?? cache.inconsistentObjects, next.inconsistentObjects);
         if (added.length > 0 && !state.allowInconsistent) {
           throw new EngineError('unexpected', 'cannot continue due to new inconsistent metadata', {
             status: 400,
@@ -244,6 +255,9 @@ export class MetadataService {
       allowInconsistency: () => {
         state.allowInconsistent = true;
       },
+      acceptInconsistencies: (objects) => {
+        state.accepted = objects;
+      },
       afterCommit: (work) => {
         state.committed.push(work);
       },
@@ -315,4 +329,20 @@ function newInconsistencies(before: readonly InconsistentObject[], after: readon
   const key = (o: InconsistentObject) => `${o.type}\u0000${o.name}\u0000${o.reason}`;
   const old = new Set(before.map(key));
   return after.filter((o) => !old.has(key(o)));
+}
+
+/**
+ * What the schema-cache builder needs from above it: role schemas come from the `onSchemaBuild`
+ * hook and graphql/schema's assembly, and the checks of other metadata from `onSchemaCacheBuild`.
+ */
+export function schemaCacheBuilderDeps(deps: Pick<MetadataServiceDeps, 'container' | 'hooks' | 'config' | 'connections'>): BuilderDeps {
+  const { container, hooks, config, connections } = deps;
+  return {
+    container,
+    connections,
+    roleSchema: (cache, role) => hooks.onSchemaBuild.promise(emptySchemaDraft(), { role, cache, config }).then((draft) => assembleRoleSchema(draft, role)),
+    checkBuild: async (build) => {
+      if (hooks.onSchemaCacheBuild.isUsed()) await hooks.onSchemaCacheBuild.promise(build);
+    },
+  };
 }

@@ -30,13 +30,6 @@ export interface PoolSettings {
   connection_lifetime?: number;
 }
 
-export interface PgConnectionInfo {
-  database_url: ValueOrEnv | { connection_parameters: Record<string, unknown> };
-  pool_settings?: PoolSettings;
-  use_prepared_statements?: boolean;
-  isolation_level?: 'read-committed' | 'repeatable-read' | 'serializable';
-}
-
 export interface SourceCustomization {
   root_fields?: { namespace?: string; prefix?: string; suffix?: string };
   type_names?: { prefix?: string; suffix?: string };

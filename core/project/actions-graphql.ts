@@ -89,3 +89,81 @@ export function readActionsGraphql(sdl: string, doc: JsonObject): void {
   if (scalars.size) custom['scalars'] = [...scalars.values()];
   if (Object.keys(custom).length > 0) doc['custom_types'] = custom;
 }
+
+/** Keys of an action's `definition` that actions.graphql carries instead of actions.yaml. */
+const SDL_DEFINITION_KEYS = new Set(['arguments', 'output_type', 'type']);
+
+const descriptionLine = (v: Json | undefined, indent: string): string =>
+  typeof v === 'string' && v !== '' ? `${indent}${JSON.stringify(v)}\n` : '';
+
+function argumentsText(args: Json | undefined): string {
+  const list = asList(args).map(asObject);
+  if (list.length === 0) return '';
+  const parts = list.map((a) => `${descriptionLine(a['description'], '    ')}    ${String(a['name'])}: ${String(a['type'])}`);
+  return `(\n${parts.join('\n')}\n  )`;
+}
+
+function fieldsText(fields: Json | undefined, withArguments: boolean): string {
+  return asList(fields)
+    .map(asObject)
+    .map((f) => `${descriptionLine(f['description'], '  ')}  ${String(f['name'])}${withArguments ? argumentsText(f['arguments']) : ''}: ${String(f['type'])}`)
+    .join('\n');
+}
+
+/**
+ * Splits the document's actions and custom types the way the reference CLI writes them: the SDL
+ * (the actions' arguments and output types as `Query`/`Mutation` fields, and every custom type
+ * with its fields and descriptions) for actions.graphql, and the rest (handlers, permissions,
+ * comments, type names and relationships) for actions.yaml. `readActionsGraphql` joins them back.
+ */
+export function writeActionsGraphql(doc: JsonObject): { yaml: JsonObject; sdl: string } {
+  const blocks: string[] = [];
+  const actions = asList(doc['actions']).map(asObject);
+  // An action without an output type has no signature to write; it stays whole in the YAML.
+  const signed = (a: JsonObject): boolean => typeof asObject(a['definition'])['output_type'] === 'string';
+  for (const [root, type] of [['Query', 'query'], ['Mutation', 'mutation']] as const) {
+    const fields = actions
+      .filter((a) => signed(a) && (asObject(a['definition'])['type'] ?? 'mutation') === type)
+      .map((a) => {
+        const d = asObject(a['definition']);
+        return `  ${String(a['name'])}${argumentsText(d['arguments'])}: ${String(d['output_type'])}`;
+      });
+    if (fields.length > 0) blocks.push(`type ${root} {\n${fields.join('\n')}\n}`);
+  }
+  const custom = asObject(doc['custom_types']);
+  for (const e of asList(custom['enums']).map(asObject)) {
+    const values = asList(e['values'])
+      .map(asObject)
+      .map((v) => `${descriptionLine(v['description'], '  ')}  ${String(v['value'])}${v['is_deprecated'] === true ? ' @deprecated' : ''}`);
+    blocks.push(`${descriptionLine(e['description'], '')}enum ${String(e['name'])} {\n${values.join('\n')}\n}`);
+  }
+  for (const i of asList(custom['input_objects']).map(asObject)) {
+    blocks.push(`${descriptionLine(i['description'], '')}input ${String(i['name'])} {\n${fieldsText(i['fields'], false)}\n}`);
+  }
+  for (const o of asList(custom['objects']).map(asObject)) {
+    blocks.push(`${descriptionLine(o['description'], '')}type ${String(o['name'])} {\n${fieldsText(o['fields'], true)}\n}`);
+  }
+  for (const s of asList(custom['scalars']).map(asObject)) {
+    blocks.push(`${descriptionLine(s['description'], '')}scalar ${String(s['name'])}`);
+  }
+
+  const yaml: JsonObject = {};
+  if (doc['actions'] !== undefined) {
+    yaml['actions'] = actions.map((a) => {
+      const out: JsonObject = { ...a };
+      if (signed(a)) {
+        out['definition'] = Object.fromEntries(Object.entries(asObject(a['definition'])).filter(([k]) => !SDL_DEFINITION_KEYS.has(k)));
+      }
+      return out;
+    });
+  }
+  if (doc['custom_types'] !== undefined) {
+    // Only names (and an object's relationships) stay in the YAML, as the reference CLI writes it.
+    const namesOnly = (list: Json | undefined): Json[] =>
+      asList(list).map(asObject).map((t) => Object.fromEntries(Object.entries(t).filter(([k]) => !['fields', 'values', 'description'].includes(k))));
+    const types: JsonObject = {};
+    for (const key of ['enums', 'input_objects', 'objects', 'scalars']) if (custom[key] !== undefined) types[key] = namesOnly(custom[key]);
+    yaml['custom_types'] = types;
+  }
+  return { yaml, sdl: blocks.length > 0 ? `${blocks.join('\n\n')}\n` : '' };
+}

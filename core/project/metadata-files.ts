@@ -7,7 +7,8 @@
  *   metadata/databases/<source>/tables/tables.yaml        a list of includes, one per table
  *   metadata/databases/<source>/tables/<schema>_<table>.yaml
  *   metadata/databases/<source>/functions/functions.yaml  (and <schema>_<function>.yaml)
- *   metadata/remote_schemas.yaml, actions.yaml, query_collections.yaml, allow_list.yaml,
+ *   metadata/actions.yaml + actions.graphql   handlers, permissions / the SDL of signatures and custom types
+ *   metadata/remote_schemas.yaml, query_collections.yaml, allow_list.yaml,
  *   cron_triggers.yaml, inherited_roles.yaml, rest_endpoints.yaml, api_limits.yaml, network.yaml,
  *   metrics_config.yaml, graphql_schema_introspection.yaml, backend_configs.yaml, opentelemetry.yaml
  *
@@ -19,6 +20,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parseDocument, stringify, type Tags } from 'yaml';
 import { ProjectError } from './errors.js';
+import { readActionsGraphql, writeActionsGraphql } from './actions-graphql.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -40,8 +42,9 @@ export const TOP_LEVEL_FILES: ReadonlyArray<readonly [key: string, file: string]
   ['backend_configs', 'backend_configs.yaml'],
   ['opentelemetry', 'opentelemetry.yaml'],
 ];
-/** `actions` and `custom_types` share actions.yaml. */
+/** `actions` and `custom_types` share actions.yaml, and their SDL is in actions.graphql. */
 export const ACTIONS_FILE = 'actions.yaml';
+export const ACTIONS_GRAPHQL_FILE = 'actions.graphql';
 const INCLUDE = '!include ';
 
 export function toYaml(value: unknown): string {
@@ -110,10 +113,9 @@ export function metadataToFiles(doc: JsonObject): FileMap {
   });
   files.set('databases/databases.yaml', toYaml(databases));
   if (doc['actions'] !== undefined || doc['custom_types'] !== undefined) {
-    const actions: JsonObject = {};
-    if (doc['actions'] !== undefined) actions['actions'] = doc['actions'];
-    if (doc['custom_types'] !== undefined) actions['custom_types'] = doc['custom_types'];
-    files.set(ACTIONS_FILE, toYaml(actions));
+    const { yaml, sdl } = writeActionsGraphql(doc);
+    files.set(ACTIONS_FILE, toYaml(yaml));
+    files.set(ACTIONS_GRAPHQL_FILE, sdl);
   }
   for (const [key, file] of TOP_LEVEL_FILES) if (doc[key] !== undefined) files.set(file, toYaml(doc[key]));
   return files;
@@ -141,6 +143,9 @@ export function filesToMetadata(read: (path: string) => string | undefined): Jso
     if (actions['actions'] !== undefined) doc['actions'] = actions['actions'];
     if (actions['custom_types'] !== undefined) doc['custom_types'] = actions['custom_types'];
   }
+  // Signatures and custom type fields; a project whose actions.yaml holds them whole reads too.
+  const sdl = read(ACTIONS_GRAPHQL_FILE);
+  if (sdl !== undefined) readActionsGraphql(sdl, doc);
   for (const [key, file] of TOP_LEVEL_FILES) {
     const value = load(file, false);
     if (value !== undefined && value !== null) doc[key] = value;

@@ -19,7 +19,6 @@ import { join } from 'node:path';
 import { ProjectError } from './errors.js';
 import { metadataToFiles, readMetadataDir, writeMetadataDir, parseYaml, type Json, type JsonObject } from './metadata-files.js';
 import type { ProjectConfig } from './config.js';
-import { readActionsGraphql } from './actions-graphql.js';
 
 /** The reference's default claims namespace, where its tokens carry the session. */
 export const REFERENCE_CLAIMS_NAMESPACE = 'https://hasura.io/jwt/claims';
@@ -132,10 +131,8 @@ export function readReferenceMetadata(path: string): JsonObject {
     return inner as JsonObject;
   }
   const dir = metadataDirOf(path);
-  const doc = readMetadataDir(dir);
-  const graphql = join(dir, 'actions.graphql');
-  if (existsSync(graphql)) readActionsGraphql(readFileSync(graphql, 'utf8'), doc);
-  return doc;
+  // readMetadataDir merges actions.graphql too.
+  return readMetadataDir(dir);
 }
 
 function metadataDirOf(path: string): string {

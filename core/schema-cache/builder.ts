@@ -6,16 +6,13 @@
 import type { AwilixContainer } from 'awilix';
 import type { DatabaseCatalog } from '../db/catalog.js';
 import { findDatabaseKind } from '../db/registry.js';
-import type { KernelHooks } from '../hooks.js';
-import type { ServerConfig } from '../config/types.js';
+import { scalarTypesOf } from '../db/scalar-types.js';
 import type { InconsistentObject, MetadataDocument, SourceMetadata } from '../metadata/types.js';
-import type { ReloadRequest } from '../metadata/operation.js';
 import { ADMIN_ROLE } from '../auth/session.js';
-import { emptySchemaDraft, type RoleSchema } from '../graphql/schema-draft.js';
-import { assembleRoleSchema } from '../graphql/schema/index.js';
+import type { RoleSchema } from '../graphql/schema-draft.js';
 import { resolveSource } from './resolve/index.js';
 import type { ResolvedSource } from './model.js';
-import type { SchemaCache } from './cache.js';
+import type { ReloadRequest, SchemaCache, SchemaCacheBuildContext } from './cache.js';
 import type { SourceConnections } from './connections.js';
 import { ProvidedFeatures, unenforcedMetadata } from '../features/index.js';
 
@@ -28,9 +25,14 @@ export interface BuildOptions {
 
 export interface BuilderDeps {
   container: AwilixContainer;
-  hooks: KernelHooks;
-  config: ServerConfig;
   connections: SourceConnections;
+  /**
+   * One role's GraphQL schema for a snapshot (the `onSchemaBuild` hook, then assembly: the
+   * service wires it, so the cache does not reach up into schema generation).
+   */
+  roleSchema(cache: SchemaCache, role: string): Promise<RoleSchema>;
+  /** The checks of plugins owning metadata beyond sources (the `onSchemaCacheBuild` hook). */
+  checkBuild(build: SchemaCacheBuildContext): Promise<void>;
 }
 
 let nextVersion = 1;
@@ -81,9 +83,7 @@ export async function buildSchemaCache(
       const key = roles.has(role) ? role : '';
       let schema = schemas.get(key);
       if (!schema) {
-        schema = deps.hooks.onSchemaBuild
-          .promise(emptySchemaDraft(), { role, cache, config: deps.config })
-          .then((draft) => assembleRoleSchema(draft, role));
+        schema = deps.roleSchema(cache, role);
         schemas.set(key, schema);
         schema.catch(() => schemas.delete(key));
       }
@@ -91,14 +91,12 @@ export async function buildSchemaCache(
     },
   };
   // Metadata beyond sources (query collections, REST endpoints, ...) is checked by its plugins.
-  if (deps.hooks.onSchemaCacheBuild.isUsed()) {
-    await deps.hooks.onSchemaCacheBuild.promise({
-      cache,
-      addInconsistency: (o) => inconsistent.push(o),
-      addRole: (role) => roles.add(role),
-      reload: options.reload ?? null,
-    });
-  }
+  await deps.checkBuild({
+    cache,
+    addInconsistency: (o) => inconsistent.push(o),
+    addRole: (role) => roles.add(role),
+    reload: options.reload ?? null,
+  });
   return cache;
 }
 
@@ -117,6 +115,7 @@ async function buildSource(deps: BuilderDeps, meta: SourceMetadata, known?: Data
     const resolved = await resolveSource(meta, catalog, connection, {
       env: deps.container.hasRegistration('env') ? deps.container.resolve<NodeJS.ProcessEnv>('env') : process.env,
       defaultTriggerOnReplication: kind.eventTriggers?.defaultTriggerOnReplication ?? false,
+      scalarTypes: scalarTypesOf(kind),
     });
     resolved.source.capabilities = kind.capabilities ?? {};
     return resolved;

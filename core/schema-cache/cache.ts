@@ -20,3 +20,25 @@ export interface SchemaCache {
   /** The GraphQL schema of a role, built on first use and kept for the snapshot's lifetime. */
   schemaFor(role: string): Promise<RoleSchema>;
 }
+
+/** Which parts of the metadata a rebuild re-reads from the databases (reload_metadata). */
+export interface ReloadRequest {
+  /** `true` for all sources, or the names of the sources to introspect again. */
+  sources: boolean | string[];
+  remoteSchemas: boolean | string[];
+  recreateEventTriggers: boolean | string[];
+}
+
+/** What `onSchemaCacheBuild` taps see: a freshly built snapshot, before it serves anything. */
+export interface SchemaCacheBuildContext {
+  readonly cache: SchemaCache;
+  /** Record an object of the metadata that cannot be served (it shows in the inconsistency list). */
+  addInconsistency(object: InconsistentObject): void;
+  /** A role that gets its own schema (one named only by a plugin's permissions, for instance). */
+  addRole(role: string): void;
+  /**
+   * What this build was asked to re-read (reload_metadata, reload_remote_schema); null for an
+   * ordinary rebuild, where what a plugin fetched for an unchanged definition may be reused.
+   */
+  readonly reload: ReloadRequest | null;
+}

@@ -18,6 +18,7 @@ import type {
   UpdatePermission,
 } from '../metadata/types.js';
 import type { KindCapabilities, SourceConnection } from '../db/contract.js';
+import type { ScalarTypes } from '../db/scalar-types.js';
 import type { ResolvedEventTrigger } from './resolve/event-triggers.js';
 
 export type { ResolvedEventTrigger } from './resolve/event-triggers.js';
@@ -73,6 +74,8 @@ export interface TablePermissions {
 
 export interface ResolvedTable {
   source: string;
+  /** The source kind's column-type facts (GraphQL scalars, comparable, numeric, ...). */
+  scalars: ScalarTypes;
   table: QualifiedTable;
   /** `schema.name`, the key used across the model. */
   key: string;
@@ -167,6 +170,8 @@ export interface ResolvedSource {
   customization: SourceCustomization;
   catalog: DatabaseCatalog;
   connection: SourceConnection;
+  /** The kind's column-type facts (`DatabaseKind.scalarTypes`). */
+  scalars: ScalarTypes;
   tables: Map<string, ResolvedTable>;
   /** Tracked functions that resolved, by `schema.name`; absent when the source has none. */
   functions?: Map<string, ResolvedFunction>;

@@ -106,10 +106,10 @@ export { initialMetadata, DATABASE_URL_ENV } from '../metadata/defaults.js';
 export { METADATA_STORE_KEY } from '../metadata/store.js';
 export type { MetadataStore, StoredMetadata } from '../metadata/store.js';
 export { functionsNamed } from '../metadata/catalog-diff.js';
-export { fieldKind } from '../metadata/permission-operators.js';
+export { fieldKind } from '../schema-cache/permissions/operators.js';
 export { parsePermission, parsePermissionType } from '../metadata/permission-parse.js';
-export { validateBoolExp } from '../metadata/permission-validate.js';
-export { PermissionValidationError, checkValue, comparedType, isSessionVariable } from '../metadata/permission-values.js';
+export { validateBoolExp } from '../schema-cache/permissions/validate.js';
+export { PermissionValidationError, checkValue, comparedType, isSessionVariable } from '../schema-cache/permissions/values.js';
 export { qualifiedTableName, emptyMetadata, METADATA_KEY_ORDER } from '../metadata/types.js';
 export type * from '../metadata/types.js';
 
@@ -130,7 +130,10 @@ export type {
   ChangeFeed,
   ChangeFeedListener,
   RunOptions,
+  EnumValueRow,
 } from '../db/contract.js';
+export { ScalarTypes, scalarTypesOf } from '../db/scalar-types.js';
+export type { ScalarTypeTable, ScalarInfo, JsonLiteral } from '../db/scalar-types.js';
 export { databaseKinds, findDatabaseKind, requireDatabaseKind } from '../db/registry.js';
 export { tableKey, indexCatalog } from '../db/catalog.js';
 export type * from '../db/catalog.js';
@@ -138,6 +141,7 @@ export type { RawSqlOptions, RawSqlResult } from '../db/raw-sql.js';
 
 // ---- Query and mutation IR ------------------------------------------------------------------
 export type * from '../graphql/ir.js';
+export { AGGREGATE_PREDICATES, PAIR_ARGUMENTS, type AggregatePredicateFn, type AggregatePredicateSignature } from '../graphql/aggregate-predicates.js';
 export type * from '../graphql/ir-mutation.js';
 export { returningSelect } from '../graphql/ir-mutation.js';
 
@@ -176,7 +180,7 @@ export { addSourceToDraft } from '../graphql/schema/index.js';
 export type { AddSourceOptions } from '../graphql/schema/index.js';
 export { emptySchemaDraft } from '../graphql/schema-draft.js';
 export { schemaKit } from '../graphql/schema/extra-fields.js';
-export { scalarType } from '../graphql/scalars.js';
+export { scalarType, IR_SCALARS } from '../graphql/scalars.js';
 export { buildAggregateSelect, buildSelect } from '../graphql/plan/select.js';
 export type { CollectedField } from '../graphql/plan/selection.js';
 export type { TableView, ColumnView } from '../graphql/plan/view.js';

@@ -17,7 +17,7 @@ import type { ExecutionMeta, GraphQLExecutor } from '../graphql/execute/executor
 import { bindParams } from '../graphql/execute/executor.js';
 import { requireSessionVariables } from '../graphql/plan/session-variables.js';
 import { graphqlErrorJson } from '../graphql/execute/errors.js';
-import { showInternalTo } from '../http/error-response.js';
+import { showInternalTo } from '../auth/session.js';
 import { subscriptionPlan, type SubscriptionPlan } from './plan.js';
 import { Poller, type PollerMetrics, type SubscriberSink } from './poller.js';
 import { polledSteps, startPolled, type PolledSubscription } from './polled.js';

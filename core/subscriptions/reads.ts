@@ -1,22 +1,10 @@
 /**
- * What a subscription's IR reads: the tables (so change tracking knows what to watch) and the
- * session variables (so subscribers that differ only in variables the query never reads share a
- * cohort). A function call makes the tables unknowable (it may read anything), and a function
- * taking the whole session makes every session variable count.
+ * What a subscription's IR reads (core/graphql/ir-reads.ts walks it): the tables, so change
+ * tracking knows what to watch, and the session variables, so subscribers that differ only in
+ * variables the query never reads share a cohort.
  */
-import type {
-  AggregateSelectIR,
-  BoolExpIR,
-  FieldIR,
-  FunctionCallIR,
-  OrderExprIR,
-  RootFieldIR,
-  ScalarExprIR,
-  SelectFromIR,
-  SubscriptionFieldIR,
-  TableRef,
-  TypedValueIR,
-} from '../graphql/ir.js';
+import type { SubscriptionFieldIR, TableRef } from '../graphql/ir.js';
+import { IrReadsWalker } from '../graphql/ir-reads.js';
 
 export interface SubscriptionReads {
   /** Every table read; null when a function call may read tables nobody can name. */
@@ -25,142 +13,8 @@ export interface SubscriptionReads {
   sessionVariables: string[] | 'all';
 }
 
-class Walker {
-  readonly tables = new Map<string, TableRef>();
-  readonly session = new Set<string>();
-  callsFunction = false;
-  wholeSession = false;
-
-  table(t: TableRef): void {
-    this.tables.set(`${t.schema}\u0000${t.name}`, t);
-  }
-
-  value(v: TypedValueIR | null): void {
-    if (v?.value.kind === 'session') this.session.add(v.value.name.toLowerCase());
-  }
-
-  call(c: FunctionCallIR): void {
-    this.callsFunction = true;
-    for (const a of c.args) {
-      if (a.value.kind === 'value') this.value(a.value.value);
-      else if (a.value.kind === 'session') this.wholeSession = true;
-    }
-  }
-
-  scalar(e: ScalarExprIR): void {
-    if (e.kind === 'cast') this.scalar(e.expr);
-    else if (e.kind === 'computed') this.call(e.call);
-  }
-
-  boolExp(e: BoolExpIR | null): void {
-    if (!e) return;
-    switch (e.kind) {
-      case 'and':
-      case 'or':
-        for (const i of e.items) this.boolExp(i);
-        return;
-      case 'not':
-        return this.boolExp(e.item);
-      case 'compare':
-        this.scalar(e.lhs);
-        return this.value(e.rhs);
-      case 'compareColumn':
-        return this.scalar(e.lhs);
-      case 'relationship':
-      case 'exists':
-        this.table(e.target);
-        return this.boolExp(e.where);
-      case 'aggregatePredicate':
-        this.table(e.target);
-        this.boolExp(e.filter);
-        return this.value(e.predicate.rhs);
-      case 'true':
-      case 'false':
-        return;
-    }
-  }
-
-  order(e: OrderExprIR): void {
-    switch (e.kind) {
-      case 'computed':
-        return this.call(e.call);
-      case 'objectRelationship':
-        this.table(e.target);
-        this.boolExp(e.filter);
-        return this.order(e.expr);
-      case 'arrayAggregate':
-        this.table(e.target);
-        return this.boolExp(e.filter);
-      case 'column':
-        return;
-    }
-  }
-
-  selectFrom(s: SelectFromIR): void {
-    this.table(s.from);
-    if (s.function) this.call(s.function);
-    this.boolExp(s.where);
-    this.boolExp(s.permissionFilter);
-    for (const o of s.orderBy) this.order(o.expr);
-    this.value(s.limit);
-    this.value(s.offset);
-  }
-
-  fields(fields: readonly FieldIR[]): void {
-    for (const f of fields) {
-      switch (f.kind) {
-        case 'objectRelationship':
-        case 'arrayRelationship':
-        case 'computedTable':
-          this.selectFrom(f.select);
-          this.fields(f.select.fields);
-          break;
-        case 'arrayAggregate':
-          this.aggregate(f.aggregate);
-          break;
-        case 'computedScalar':
-          this.call(f.call);
-          break;
-        case 'column':
-        case 'typename':
-          break;
-      }
-    }
-  }
-
-  aggregate(a: AggregateSelectIR): void {
-    this.selectFrom(a);
-    for (const f of a.fields) if (f.kind === 'nodes') this.fields(f.fields);
-  }
-
-  root(ir: RootFieldIR): void {
-    if (ir.kind === 'select') {
-      this.selectFrom(ir.select);
-      this.fields(ir.select.fields);
-    } else {
-      this.aggregate(ir.aggregate);
-    }
-  }
-
-  field(f: SubscriptionFieldIR): void {
-    switch (f.kind) {
-      case 'root':
-        return this.root(f.ir);
-      case 'stream':
-        this.selectFrom(f.ir.select);
-        this.fields(f.ir.select.fields);
-        return this.value(f.ir.batchSize);
-      case 'namespace':
-        for (const x of f.fields) this.field(x);
-        return;
-      case 'typename':
-        return;
-    }
-  }
-}
-
 export function subscriptionReads(fields: readonly SubscriptionFieldIR[]): SubscriptionReads {
-  const w = new Walker();
+  const w = new IrReadsWalker();
   for (const f of fields) w.field(f);
   return {
     tables: w.callsFunction ? null : [...w.tables.values()],

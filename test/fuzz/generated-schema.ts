@@ -34,9 +34,18 @@ const quote = (id: string): string => `"${id.replace(/"/g, '""')}"`;
 
 export function createTableSql(t: GeneratedTable): string {
   const cols = t.columns.map((c) => `${quote(c.sqlName)} ${c.type}`).join(', ');
-  const values = `('a''b\\\\c', 1.5, '{"k": "v"}'), ('🙂', -2, '[1, 2]'), (NULL, NULL, NULL)`;
   return `CREATE TABLE ${quote(t.sqlName)} (id serial CONSTRAINT ${t.gqlName}_pkey PRIMARY KEY, ${cols});
-    INSERT INTO ${quote(t.sqlName)} (${t.columns.map((c) => quote(c.sqlName)).join(', ')}) VALUES ${values};`;
+    ${insertRowsSql(t)}`;
+}
+
+function insertRowsSql(t: GeneratedTable): string {
+  const values = `('a''b\\\\c', 1.5, '{"k": "v"}'), ('🙂', -2, '[1, 2]'), (NULL, NULL, NULL)`;
+  return `INSERT INTO ${quote(t.sqlName)} (${t.columns.map((c) => quote(c.sqlName)).join(', ')}) VALUES ${values};`;
+}
+
+/** Empties the table and puts its three rows back (after a fuzzed mutation). */
+export function refillTableSql(t: GeneratedTable): string {
+  return `TRUNCATE ${quote(t.sqlName)} RESTART IDENTITY; ${insertRowsSql(t)}`;
 }
 
 export function trackTableArgs(t: GeneratedTable): Record<string, unknown> {

@@ -1,8 +1,9 @@
 /**
- * A SourceConnection for unit tests that answers only the enum-value reads the resolver makes:
- * rows are looked up by the table named in the statement's FROM clause.
+ * A SourceConnection for unit tests that answers only the enum-value reads the resolver makes
+ * (`readEnumValues`), from rows given per table, failing as PostgreSQL would for a missing one.
  */
-import type { SourceConnection } from '../../core/db/contract.js';
+import type { EnumValueRow, SourceConnection } from '../../core/db/contract.js';
+import type { QualifiedTable } from '../../core/metadata/types.js';
 
 export interface EnumRows {
   [qualifiedTable: string]: Array<{ value: string; description?: string | null }>;
@@ -14,13 +15,16 @@ export class FakeConnection implements SourceConnection {
 
   constructor(private readonly enumRows: EnumRows = {}) {}
 
-  async execute(sql: string): Promise<{ rows: Record<string, unknown>[] }> {
-    this.statements.push(sql);
-    const m = /FROM "((?:[^"]|"")+)"\."((?:[^"]|"")+)"/.exec(sql);
-    const key = m ? `${m[1]!.replaceAll('""', '"')}.${m[2]!.replaceAll('""', '"')}` : '';
+  async readEnumValues(table: QualifiedTable, keyColumn: string, commentColumn: string | null): Promise<EnumValueRow[]> {
+    const key = `${table.schema}.${table.name}`;
+    this.statements.push(`enum values of ${key} (${keyColumn}, ${commentColumn ?? 'no comment'})`);
     const rows = this.enumRows[key];
-    if (!rows) throw new Error(`relation "${key}" does not exist`);
-    return { rows: rows.map((r) => ({ value: r.value, description: r.description ?? null })) };
+    if (!rows) throw new Error(`postgres error: relation "${key}" does not exist`);
+    return rows.map((r) => ({ value: r.value, description: commentColumn ? (r.description ?? null) : null }));
+  }
+
+  execute(): never {
+    throw new Error('FakeConnection.execute is not used by these tests');
   }
 
   introspect(): never {

@@ -12,12 +12,17 @@ export const ADMIN_SECRET = 'hardening-admin-secret';
 export const ADMIN = { 'x-svc-admin-secret': ADMIN_SECRET };
 export const asUser = (id: number): Record<string, string> => ({ ...ADMIN, 'x-svc-role': 'user', 'x-svc-user-id': String(id) });
 
-export const ITEMS_SQL = `
-  CREATE TABLE item (id serial PRIMARY KEY, name text NOT NULL, owner_id int NOT NULL, parent_id int REFERENCES item(id),
-                     price numeric, tags jsonb, token text);
+/** The 30 rows of `item`; also how the coverage fuzzer puts them back after a mutation. */
+export const ITEMS_ROWS_SQL = `
   INSERT INTO item (name, owner_id, parent_id, price, tags, token)
     SELECT 'item ' || g, (g % 3) + 1, CASE WHEN g > 1 THEN g - 1 END, g * 1.5, jsonb_build_object('n', g), 'SECRET-TOKEN-' || g
     FROM generate_series(1, 30) g;
+`;
+
+export const ITEMS_SQL = `
+  CREATE TABLE item (id serial PRIMARY KEY, name text NOT NULL, owner_id int NOT NULL, parent_id int REFERENCES item(id),
+                     price numeric, tags jsonb, token text);
+  ${ITEMS_ROWS_SQL}
 `;
 
 async function ok(engine: { url: string }, body: unknown): Promise<void> {

@@ -18,6 +18,8 @@ import type { SchemaCache } from '../../core/schema-cache/cache.js';
 import type { ResolvedSource } from '../../core/schema-cache/model.js';
 import { resolveSource } from '../../core/schema-cache/resolve/index.js';
 import { FakeConnection, type EnumRows } from './fake-connection.js';
+import { scalarTypesOf } from '../../core/db/scalar-types.js';
+import { POSTGRES_SCALAR_TYPES } from '../../plugins/db/postgres/scalar-types.js';
 
 export const KIND_BY_PREFIX: Record<string, string> = { pg: 'postgres', sqlb: 'mssql', dist: 'citus', wh: 'bigquery' };
 
@@ -27,6 +29,8 @@ export function stubKind(kindOrPrefix: string): DatabaseKind {
   return {
     kind: KIND_BY_PREFIX[prefix]!,
     prefix,
+    // Every stand-in types its columns as PostgreSQL does (the catalogs of these tests are postgres').
+    scalarTypes: POSTGRES_SCALAR_TYPES,
     // The postgres stand-in has every capability; the others only what every kind has.
     capabilities: prefix === 'pg' ? { functions: true, computedFields: true, enumTables: true, runSql: true, mutations: true, distinctOn: true, subscriptions: true } : {},
     validateConfiguration(configuration: unknown, path: string): void {
@@ -77,7 +81,7 @@ export async function buildTestCache(
       });
       continue;
     }
-    const { source, inconsistencies } = await resolveSource(meta, catalog, new FakeConnection(enumRows));
+    const { source, inconsistencies } = await resolveSource(meta, catalog, new FakeConnection(enumRows), { scalarTypes: scalarTypesOf(stubKind(meta.kind)) });
     sources.set(meta.name, source);
     inconsistentObjects.push(...inconsistencies);
   }

@@ -4,7 +4,7 @@
  * own errors pass through as it sent them, beside `"data":null`; an action's errors come with
  * `"data":null` too.
  */
-import { toEngineError } from '../../http/error-response.js';
+import { toEngineError } from '../../errors.js';
 
 export function graphqlErrorJson(e: unknown, showInternal: boolean): { status: number; json: string } {
   const err = toEngineError(e);

@@ -7,8 +7,47 @@
  * active. A tap without a declaration is always active: third-party enforcers need not know.
  */
 import { asValue, type AwilixContainer } from 'awilix';
-import type { KernelHooks } from '../../hooks.js';
+import type { AsyncSeriesHook } from 'tapable';
+import type { DocumentNode, FragmentDefinitionNode, OperationDefinitionNode } from 'graphql';
+import type { Session } from '../../auth/session.js';
 import type { SchemaCache } from '../../schema-cache/cache.js';
+
+/** The operation a limit check is about: parsed and validated once, shared through the plan cache. */
+export interface LimitedOperation {
+  /** The whole request document (every operation and fragment in the query text). */
+  readonly document: DocumentNode;
+  /** The operation that runs. */
+  readonly definition: OperationDefinitionNode;
+  readonly fragments: Readonly<Record<string, FragmentDefinitionNode>>;
+  readonly kind: 'query' | 'mutation' | 'subscription';
+}
+
+/**
+ * What an API-limit enforcer sees: one GraphQL operation after authentication, before it runs.
+ * The executor calls the hook once per operation (each operation of a batch, a REST endpoint's
+ * query, a query over a websocket), so every transport passes the same checks.
+ */
+export interface LimitContext {
+  readonly session: Session;
+  /** Which transport asked: `graphql` (HTTP), `rest`, `websocket`. */
+  readonly endpoint: string;
+  /** Operations in the request this one came in (a batch has several; everything else one). */
+  readonly operationCount: number;
+  readonly ip: string;
+  readonly operation: LimitedOperation;
+  /** The schema-cache snapshot the operation runs against (its metadata holds the limits). */
+  readonly cache: SchemaCache;
+  /**
+   * Seconds the operation may run; the time-limit enforcer sets it and the executor cancels the
+   * operation's statements past it. Undefined: no limit.
+   */
+  timeLimitSeconds: number | undefined;
+}
+
+/** The one hook the executor and the gate use (the kernel's hooks have it). */
+export interface LimitHooks {
+  readonly onRequestLimit: AsyncSeriesHook<[LimitContext]>;
+}
 
 export type ActivePredicate = (cache: SchemaCache) => boolean;
 
@@ -29,11 +68,11 @@ export class LimitGate {
   private active = false;
 
   constructor(
-    private readonly hooks: KernelHooks,
+    private readonly hooks: LimitHooks,
     private readonly predicates: ReadonlyMap<string, ActivePredicate>,
   ) {}
 
-  static forContainer(container: AwilixContainer, hooks: KernelHooks): LimitGate {
+  static forContainer(container: AwilixContainer, hooks: LimitHooks): LimitGate {
     return new LimitGate(hooks, activations(container));
   }
 

@@ -20,7 +20,7 @@ import type { CompileOptions, SubscriptionFieldIR } from '../ir.js';
 import type { PlanContext, RemoteFieldPart, RoleSchema, RootFieldEntry } from '../schema-draft.js';
 import { joinShapeOfMutation, joinShapeOfQuery, joinShapeOfSelect, type JoinShape } from './remote-joins.js';
 import type { SchemaCache } from '../../schema-cache/cache.js';
-import { collectFields } from './collect.js';
+import { collectFieldNodes } from '../plan/selection.js';
 import { sessionVariablesOf } from './mutation.js';
 import { sessionVariablesOfQuery } from '../plan/session-variables.js';
 import { NO_QUERIES_FIELD } from '../schema/assemble.js';
@@ -151,7 +151,7 @@ function planSelection(
   introspectionFields: FieldNode[],
 ): RootStep[] {
   const steps: RootStep[] = [];
-  const fields = collectFields(type, node.selectionSet, ctx.fragments, (n) => ctx.readVariable(n));
+  const fields = collectFieldNodes(node.selectionSet, { fragments: ctx.fragments, readVariable: (n) => ctx.readVariable(n), typeName: type.name });
   for (const [key, nodes] of fields) {
     const field = nodes[0]!;
     const name = field.name.value;

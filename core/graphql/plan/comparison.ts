@@ -7,7 +7,7 @@ import type { BoolExpIR, ComparisonOp, ScalarExprIR } from '../ir.js';
 import { and } from './bool.js';
 import { objectEntries, leafValue, isNull, toJson, validationError, type Input, type LeafSpec, type MaybeCtx } from './input.js';
 import type { ScalarInfo } from '../scalars.js';
-import { scalarInfo } from '../scalars.js';
+import { IR_SCALARS } from '../scalars.js';
 import type { Naming } from '../schema/naming.js';
 
 /** What a comparison needs to know about the compared column or expression. */
@@ -68,6 +68,7 @@ function buildOperator(
   const base: LeafSpec = {
     dbType: column.type,
     graphqlType: column.graphqlType,
+    keepsNumericText: column.info.keepsNumericText,
     ...(column.enumValues ? { enumValues: column.enumValues } : {}),
     ...(mode.permission ? { sessionVariables: true, nullable: true } : {}),
   };
@@ -100,7 +101,7 @@ function buildCast(column: ComparedColumn, value: Input, ctx: MaybeCtx, mode: Co
     const cast: ComparedColumn = {
       expr: { kind: 'cast', expr: column.expr, toType: 'text' },
       type: 'text',
-      info: scalarInfo('text'),
+      info: IR_SCALARS.text,
       graphqlType: 'String',
     };
     items.push(buildComparison(cast, ops, ctx, mode, `${path}.${key}`));

@@ -37,7 +37,8 @@ export function buildCall(
     for (const [key, value] of objectEntries(object, ctx, path, argsType)) {
       const v = byField.get(key);
       if (!v) throw validationError(`field '${key}' not found in type: '${argsType}'`, `${path}.${key}`);
-      const spec = { dbType: v.dbType, graphqlType: v.graphqlType, nullable: true };
+      // A type from another schema is named `schema.type`; only built-in types keep literals as text.
+      const spec = { dbType: v.dbType, graphqlType: v.graphqlType, nullable: true, keepsNumericText: v.dbType === v.arg.type && v.info.keepsNumericText };
       given.set(key, { kind: 'value', value: leafValue(value, ctx, spec, `${path}.${key}`) });
     }
   }

@@ -10,7 +10,6 @@
 import { Kind, type ValueNode } from 'graphql';
 import type { PlanContext } from '../schema-draft.js';
 import type { TypedValueIR, ValueIR } from '../ir.js';
-import { keepsNumericText } from '../scalars.js';
 import { EngineError } from '../../errors.js';
 
 export type Input = { kind: 'ast'; node: ValueNode } | { kind: 'json'; value: unknown };
@@ -117,6 +116,8 @@ export interface LeafSpec {
   sessionVariables?: boolean;
   /** Accept an explicit null (permission filters; `_has_key`). */
   nullable?: boolean;
+  /** Numeric literals stay text (`ScalarInfo.keepsNumericText`: the type is wider than a JS number). */
+  keepsNumericText?: boolean;
 }
 
 /** `X-Svc-*` (any case), or the legacy `REQ_USER_ID`, which the reference reads as `x-svc-user-id`. */
@@ -161,7 +162,7 @@ function leafScalar(input: Input, ctx: MaybeCtx, spec: LeafSpec, path: string): 
   switch (node.kind) {
     case Kind.INT:
     case Kind.FLOAT:
-      return keepsNumericText(spec.dbType) ? node.value : Number(node.value);
+      return spec.keepsNumericText ? node.value : Number(node.value);
     case Kind.ENUM:
       return mapEnum(node.value, spec);
     case Kind.NULL:

@@ -32,6 +32,7 @@ export function planSelectByPk(view: TableView, field: FieldNode, ctx: PlanConte
     const spec = {
       dbType: col.column.type,
       graphqlType: col.graphqlType,
+      keepsNumericText: col.info.keepsNumericText,
       ...(col.enumValues ? { enumValues: col.enumValues } : {}),
     };
     return {

@@ -4,7 +4,7 @@
  * CollectFields does. Database types are all object types, so every fragment that validation
  * let through applies to the selection it is spread into.
  */
-import { Kind, type FieldNode, type SelectionNode, type SelectionSetNode, type ValueNode } from 'graphql';
+import { Kind, type FieldNode, type FragmentDefinitionNode, type SelectionNode, type SelectionSetNode, type ValueNode } from 'graphql';
 import type { PlanContext } from '../schema-draft.js';
 import { astInput, type Input } from './input.js';
 import { EngineError } from '../../errors.js';
@@ -18,59 +18,82 @@ export interface CollectedField {
 }
 
 export function collectFields(set: SelectionSetNode | undefined, ctx: PlanContext): CollectedField[] {
-  const out = new Map<string, CollectedField>();
-  if (set) collectInto(set.selections, ctx, out, new Set());
-  return [...out.values()];
+  if (!set) return [];
+  const byKey = collectFieldNodes(set, { fragments: ctx.fragments, readVariable: (n) => ctx.readVariable(n), strict: true });
+  return [...byKey].map(([key, nodes]) => ({ key, name: nodes[0]!.name.value, nodes }));
 }
 
-function collectInto(
-  selections: readonly SelectionNode[],
-  ctx: PlanContext,
-  out: Map<string, CollectedField>,
-  visitedFragments: Set<string>,
-): void {
-  for (const sel of selections) {
-    if (!shouldInclude(sel, ctx)) continue;
+export interface CollectOptions {
+  fragments: Readonly<Record<string, FragmentDefinitionNode>>;
+  /** Reads a directive's variable (the plan records it as shaping the statement). */
+  readVariable(name: string): unknown;
+  /** Only fragments whose type condition names this type apply (the root operation types). */
+  typeName?: string;
+  /** A spread of an undefined fragment is a validation error (else it is skipped). */
+  strict?: boolean;
+}
+
+/**
+ * The one field collector: the fields of a selection set by response key, in first-occurrence
+ * order, through named and inline fragments, honouring `@include`/`@skip`.
+ */
+export function collectFieldNodes(
+  set: SelectionSetNode,
+  opts: CollectOptions,
+  into: Map<string, FieldNode[]> = new Map(),
+  visited: Set<string> = new Set(),
+): Map<string, FieldNode[]> {
+  for (const sel of set.selections) {
+    if (!shouldInclude(sel, opts)) continue;
     switch (sel.kind) {
       case Kind.FIELD: {
         const key = sel.alias?.value ?? sel.name.value;
-        const existing = out.get(key);
-        if (existing) existing.nodes.push(sel);
-        else out.set(key, { key, name: sel.name.value, nodes: [sel] });
+        const list = into.get(key);
+        if (list) list.push(sel);
+        else into.set(key, [sel]);
         break;
       }
-      case Kind.INLINE_FRAGMENT:
-        collectInto(sel.selectionSet.selections, ctx, out, visitedFragments);
+      case Kind.INLINE_FRAGMENT: {
+        const cond = sel.typeCondition?.name.value;
+        if (opts.typeName !== undefined && cond && cond !== opts.typeName) break;
+        collectFieldNodes(sel.selectionSet, opts, into, visited);
         break;
+      }
       case Kind.FRAGMENT_SPREAD: {
         const name = sel.name.value;
-        if (visitedFragments.has(name)) break;
-        visitedFragments.add(name);
-        const fragment = ctx.fragments[name];
-        if (!fragment) throw new EngineError('validation-failed', `fragment '${name}' is not defined`, { path: '$' });
-        collectInto(fragment.selectionSet.selections, ctx, out, visitedFragments);
+        if (visited.has(name)) break;
+        visited.add(name);
+        const fragment = opts.fragments[name];
+        if (!fragment) {
+          if (opts.strict) throw new EngineError('validation-failed', `fragment '${name}' is not defined`, { path: '$' });
+          break;
+        }
+        if (opts.typeName !== undefined && fragment.typeCondition.name.value !== opts.typeName) break;
+        collectFieldNodes(fragment.selectionSet, opts, into, visited);
         break;
       }
     }
   }
+  return into;
 }
 
 /** `@skip(if:)` / `@include(if:)`: a variable here changes the statement, so it is read. */
-function shouldInclude(sel: SelectionNode, ctx: PlanContext): boolean {
+function shouldInclude(sel: SelectionNode, opts: CollectOptions): boolean {
   for (const d of sel.directives ?? []) {
     const name = d.name.value;
     if (name !== 'skip' && name !== 'include') continue;
     const arg = d.arguments?.find((a) => a.name.value === 'if');
-    const value = arg ? booleanOf(arg.value, ctx) : false;
+    if (!arg) continue;
+    const value = booleanOf(arg.value, opts);
     if (name === 'skip' && value) return false;
     if (name === 'include' && !value) return false;
   }
   return true;
 }
 
-function booleanOf(node: ValueNode, ctx: PlanContext): boolean {
+function booleanOf(node: ValueNode, opts: CollectOptions): boolean {
   if (node.kind === Kind.BOOLEAN) return node.value;
-  if (node.kind === Kind.VARIABLE) return ctx.readVariable(node.name.value) === true;
+  if (node.kind === Kind.VARIABLE) return opts.readVariable(node.name.value) === true;
   return false;
 }
 

@@ -45,6 +45,7 @@ export function planStream(view: TableView, field: FieldNode, ctx: PlanContext):
   const initial = leafValue(c.value, ctx, {
     dbType: col.column.type,
     graphqlType: col.graphqlType,
+    keepsNumericText: col.info.keepsNumericText,
     ...(col.enumValues ? { enumValues: col.enumValues } : {}),
     ...(col.info.isArray ? { array: true } : {}),
   }, c.at);

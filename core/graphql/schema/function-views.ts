@@ -9,19 +9,22 @@
  */
 import type { ResolvedFunction, ResolvedFunctionArg, ResolvedSource, ResolvedTable } from '../../schema-cache/model.js';
 import { ADMIN_ROLE } from '../../auth/session.js';
-import { scalarInfo } from '../scalars.js';
+import type { ScalarTypes } from '../../db/scalar-types.js';
 import { isGraphQLName } from '../../schema-cache/resolve/graphql-name.js';
 import type { ComputedFieldView, FunctionArgView, FunctionView, TableView } from '../plan/view.js';
 
 /** The client-supplied arguments as views; null when one cannot be typed in GraphQL. */
-export function argViews(args: readonly ResolvedFunctionArg[]): FunctionArgView[] | null {
+export function argViews(args: readonly ResolvedFunctionArg[], scalars: ScalarTypes): FunctionArgView[] | null {
   const out: FunctionArgView[] = [];
   for (const arg of args) {
     if (arg.role !== 'input') continue;
-    const info = scalarInfo(arg.type, arg.typeKind ? { typeKind: arg.typeKind } : {});
+    const info = scalars.info(arg.type, arg.typeKind ? { typeKind: arg.typeKind } : {});
     if (!info.name || !isGraphQLName(arg.field)) return null;
-    const builtIn = arg.typeSchema === undefined || arg.typeSchema === 'pg_catalog';
-    out.push({ arg, dbType: builtIn ? arg.type : `${arg.typeSchema}.${arg.type}`, info, graphqlType: info.name });
+    const builtIn = scalars.isBuiltInSchema(arg.typeSchema);
+    // A row-type argument would share its name with the table's object type when the table is
+    // tracked: the reference names its scalar `<type>_scalar`.
+    const graphqlType = arg.typeKind === 'composite' ? `${info.name}_scalar` : info.name;
+    out.push({ arg, dbType: builtIn ? arg.type : `${arg.typeSchema}.${arg.type}`, info, graphqlType });
   }
   return out;
 }
@@ -31,7 +34,7 @@ export function computedFieldViews(table: ResolvedTable, role: string, views: Re
   const listed = role === ADMIN_ROLE ? null : new Set(table.permissions.select.get(role)?.computed_fields ?? []);
   const out: ComputedFieldView[] = [];
   for (const cf of table.computedFields?.values() ?? []) {
-    const args = argViews(cf.args);
+    const args = argViews(cf.args, table.scalars);
     if (!args) continue;
     if (cf.returns.kind === 'table') {
       const target = views.get(cf.returns.table);
@@ -39,7 +42,7 @@ export function computedFieldViews(table: ResolvedTable, role: string, views: Re
       continue;
     }
     if (listed && !listed.has(cf.name)) continue;
-    const info = scalarInfo(cf.returns.type, cf.returns.typeKind ? { typeKind: cf.returns.typeKind } : {});
+    const info = table.scalars.info(cf.returns.type, cf.returns.typeKind ? { typeKind: cf.returns.typeKind } : {});
     if (!info.name) continue;
     out.push({ cf, field: cf.name, args, scalar: { info, graphqlType: info.name }, target: null });
   }
@@ -63,7 +66,7 @@ export function functionViews(
     const fn = source.functions!.get(key)!;
     const target = views.get(fn.returnTable);
     if (!target || !visible(fn, role, inferPermissions)) continue;
-    const args = argViews(fn.args);
+    const args = argViews(fn.args, source.scalars);
     if (args) out.push({ fn, target, args });
   }
   return out;

@@ -41,6 +41,7 @@ export interface AddSourceOptions {
 
 export function addSourceToDraft(draft: SchemaDraft, source: ResolvedSource, ctx: SchemaBuildContext, options: AddSourceOptions = {}): SchemaDraft {
   const reg = registryFor(draft);
+  reg.aggregatePredicates = !ctx.config.experimentalFeatures.includes('hide_aggregation_predicates');
   const naming = new Naming(source.customization);
   const views = roleViews(draft, source, ctx);
   const functions = functionRootFields(reg, functionViews(source, ctx.role, views, ctx.config.inferFunctionPermissions));

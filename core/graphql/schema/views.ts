@@ -5,7 +5,6 @@
  */
 import type { ResolvedColumn, ResolvedSource, ResolvedTable } from '../../schema-cache/model.js';
 import type { BoolExpIR } from '../ir.js';
-import { scalarInfo } from '../scalars.js';
 import { buildPermissionFilter } from '../plan/bool-exp.js';
 import { tableRef, type ColumnView, type RelationshipView, type TableAccess, type TableView } from '../plan/view.js';
 import { tableTypeNames, type Naming } from './naming.js';
@@ -40,7 +39,7 @@ function accessFor(table: ResolvedTable, role: string): { access: TableAccess; c
 export function columnView(source: ResolvedSource, table: ResolvedTable, column: ResolvedColumn, naming: Naming): ColumnView | null {
   const field = naming.columnField(table, column);
   if (!GRAPHQL_NAME_RE.test(field)) return null;
-  const info = scalarInfo(column.type, {
+  const info = table.scalars.info(column.type, {
     ...(column.catalog.elementType ? { elementType: column.catalog.elementType } : {}),
     typeKind: column.catalog.typeKind,
   });

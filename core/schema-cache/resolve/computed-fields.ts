@@ -77,6 +77,7 @@ export function resolveComputedFields(env: ComputedFieldEnv, t: ResolvedTable): 
 function nameConflict(t: ResolvedTable, name: string): string | null {
   if (t.relationships.has(name)) return `conflicting definitions for field ${quote(name)}`;
   const byGraphql = t.columnsByGraphqlName.get(name);
+  // The reference engine's wording, whatever the source's kind.
   if (byGraphql && byGraphql.name !== name) return `field definition conflicts with custom field name for postgres column ${quote(byGraphql.name)}`;
   if (t.columnsByName.has(name)) return 'field definition conflicts with postgres column';
   return null;
@@ -158,7 +159,7 @@ function resolveOne(env: ComputedFieldEnv, t: ResolvedTable, cf: ComputedFieldMe
 function checkRowType(t: ResolvedTable, arg: ResolvedFunctionArg, what: string, reasons: string[]): void {
   if (arg.typeKind !== undefined && arg.typeKind !== 'composite') reasons.push(`${what} is not COMPOSITE type`);
   const sameTable = arg.type === t.table.name && (arg.typeSchema ?? t.table.schema) === t.table.schema;
-  if (!sameTable) reasons.push(`${what} of type ${quote(typeDisplayName(arg))} is not the table to which the computed field is being added`);
+  if (!sameTable) reasons.push(`${what} of type ${quote(typeDisplayName(arg, t.scalars))} is not the table to which the computed field is being added`);
 }
 
 function cannotAdd(t: ResolvedTable, name: string, reasons: readonly string[]): ResolveError {

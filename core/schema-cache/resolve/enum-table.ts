@@ -1,11 +1,13 @@
 /**
  * Enum tables (`is_enum`): a table whose rows become the values of a GraphQL enum. The shape rules
- * and messages follow the reference engine: a single-column `text` primary key, optionally one
- * more `text` column holding each value's description, at least one row, and every value a valid
- * GraphQL enum value name.
+ * and messages follow the reference engine: a single-column primary key of the kind's enum value
+ * type (PostgreSQL: `text`), optionally one more such column holding each value's description,
+ * at least one row, and every value a valid GraphQL enum value name. The kind's connection reads
+ * the rows (`readEnumValues`).
  */
 import type { CatalogColumn, CatalogTable } from '../../db/catalog.js';
 import type { SourceConnection } from '../../db/contract.js';
+import type { ScalarTypes } from '../../db/scalar-types.js';
 import type { QualifiedTable } from '../../metadata/types.js';
 import { isGraphQLEnumValue } from './graphql-name.js';
 import { quote, quoteTable } from './inconsistency.js';
@@ -17,21 +19,10 @@ export interface EnumShape {
 
 export type EnumValues = Array<{ value: string; description: string | null }>;
 
-/** The reference prints PostgreSQL's own type names (`integer`, not `int4`). */
-const PG_TYPE_NAMES: Record<string, string> = {
-  int2: 'smallint',
-  int4: 'integer',
-  int8: 'bigint',
-  bool: 'boolean',
-  float4: 'real',
-};
-
-const typeName = (c: CatalogColumn): string => PG_TYPE_NAMES[c.type] ?? c.type;
-
 const commaSeparated = (xs: readonly string[]): string => [...xs].sort().join(', ');
 
-const typeMismatch = (what: string, c: CatalogColumn): string =>
-  `the table’s ${what} (${quote(c.name)}) must have type "text", not type ${quote(typeName(c))}`;
+const typeMismatch = (what: string, c: CatalogColumn, scalars: ScalarTypes): string =>
+  `the table’s ${what} (${quote(c.name)}) must have type ${quote(scalars.enumValueType ?? 'text')}, not type ${quote(scalars.displayName(c.type))}`;
 
 /** "because X" for one problem, a bulleted list for several, as the reference words it. */
 function reasonMessage(problems: readonly string[]): string {
@@ -47,7 +38,7 @@ export const enumTableError = (table: QualifiedTable, problems: readonly string[
  * the key is unusable all columns count as "other" columns, and the values are only read if the
  * key is usable.
  */
-export function checkEnumShape(table: CatalogTable): { key: CatalogColumn | null; comment: CatalogColumn | null; problems: string[] } {
+export function checkEnumShape(table: CatalogTable, scalars: ScalarTypes): { key: CatalogColumn | null; comment: CatalogColumn | null; problems: string[] } {
   const problems: string[] = [];
   let key: CatalogColumn | null = null;
   const pk = table.primaryKey;
@@ -56,14 +47,14 @@ export function checkEnumShape(table: CatalogTable): { key: CatalogColumn | null
   else {
     const column = table.columns.find((c) => c.name === pk.columns[0]);
     if (!column) problems.push('the table must have a primary key');
-    else if (column.type !== 'text') problems.push(typeMismatch('primary key', column));
+    else if (column.type !== scalars.enumValueType) problems.push(typeMismatch('primary key', column, scalars));
     else key = column;
   }
   let comment: CatalogColumn | null = null;
   const others = table.columns.filter((c) => c !== key);
   if (others.length === 1) {
-    if (others[0]!.type === 'text') comment = others[0]!;
-    else problems.push(typeMismatch('comment column', others[0]!));
+    if (others[0]!.type === scalars.enumValueType) comment = others[0]!;
+    else problems.push(typeMismatch('comment column', others[0]!, scalars));
   } else if (others.length > 1) {
     problems.push(
       `the table must have exactly one primary key and optionally one comment column, not ${others.length} columns (${commaSeparated(others.map((c) => c.name))})`,
@@ -72,21 +63,18 @@ export function checkEnumShape(table: CatalogTable): { key: CatalogColumn | null
   return { key, comment, problems };
 }
 
-const ident = (s: string): string => `"${s.replaceAll('"', '""')}"`;
-
-/** Reads the values with one statement; returns the values or the problems found in them. */
+/** Reads the values through the kind's connection; returns the values or the problems found in them. */
 export async function loadEnumValues(
   connection: SourceConnection,
   table: QualifiedTable,
   shape: EnumShape,
 ): Promise<{ values: EnumValues } | { problems: string[] }> {
-  const comment = shape.comment ? `${ident(shape.comment.name)}::text` : 'NULL::text';
-  const sql = `SELECT ${ident(shape.key.name)}::text AS value, ${comment} AS description FROM ${ident(table.schema)}.${ident(table.name)}`;
-  let rows: Record<string, unknown>[];
+  if (!connection.readEnumValues) return { problems: [`the database kind ${quote(connection.kind)} has no enum tables`] };
+  let rows: EnumValues;
   try {
-    rows = (await connection.execute(sql)).rows;
+    rows = await connection.readEnumValues(table, shape.key.name, shape.comment?.name ?? null);
   } catch (e) {
-    return { problems: [`postgres error: ${(e as Error).message}`] };
+    return { problems: [(e as Error).message] };
   }
   if (rows.length === 0) return { problems: ['the table must have at least one row'] };
   const values = rows.map((r) => ({ value: String(r.value), description: r.description == null ? null : String(r.description) }));

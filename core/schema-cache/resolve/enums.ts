@@ -3,18 +3,19 @@
  * columns of other tables whose single-column foreign key references an enum table's key.
  */
 import type { SourceConnection } from '../../db/contract.js';
+import type { ScalarTypes } from '../../db/scalar-types.js';
 import type { ResolvedTable } from '../model.js';
 import { quote, quoteTable, ResolveError } from './inconsistency.js';
 import { checkEnumShape, enumTableError, loadEnumValues } from './enum-table.js';
 
 /** Loads the values of every enum table; returns an error message per table that failed. */
-export async function resolveEnumTables(tables: readonly ResolvedTable[], connection: SourceConnection): Promise<Map<string, string>> {
+export async function resolveEnumTables(tables: readonly ResolvedTable[], connection: SourceConnection, scalars: ScalarTypes): Promise<Map<string, string>> {
   const failures = new Map<string, string>();
   await Promise.all(
     tables
       .filter((t) => t.isEnum)
       .map(async (t) => {
-        const shape = checkEnumShape(t.catalog);
+        const shape = checkEnumShape(t.catalog, scalars);
         const problems = [...shape.problems];
         if (shape.key) {
           const loaded = await loadEnumValues(connection, t.table, { key: shape.key, comment: shape.comment });

@@ -3,6 +3,7 @@
  * function a name denotes, its input arguments as the GraphQL `args` object names them, and the
  * reference engine's way of listing several validation failures in one message.
  */
+import type { ScalarTypes } from '../../db/scalar-types.js';
 import type { CatalogFunction } from '../../db/catalog.js';
 import type { QualifiedFunction } from '../../metadata/types.js';
 import { qualifiedTableName } from '../../metadata/types.js';
@@ -44,7 +45,9 @@ export function functionArgs(fn: CatalogFunction, skip: ReadonlySet<number> = ne
 }
 
 /** `schema.name` of a type for messages, `public` left out like table names. */
-export const typeDisplayName = (a: { type: string; typeSchema?: string }): string =>
-  qualifiedTableName({ schema: a.typeSchema ?? 'pg_catalog', name: a.type });
+export const typeDisplayName = (a: { type: string; typeSchema?: string }, scalars: ScalarTypes): string => {
+  const schema = a.typeSchema ?? scalars.builtInTypeSchema;
+  return schema === null ? a.type : qualifiedTableName({ schema, name: a.type });
+};
 
 export const isJsonType = (type: string): boolean => type === 'json' || type === 'jsonb';

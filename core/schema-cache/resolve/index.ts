@@ -3,6 +3,7 @@
  * and the objects that could not be resolved. Nothing here throws for bad metadata; each failure
  * becomes an inconsistent object in the reference engine's format and the rest keeps serving.
  */
+import { ScalarTypes } from '../../db/scalar-types.js';
 import type { DatabaseCatalog } from '../../db/catalog.js';
 import { indexCatalog, tableKey } from '../../db/catalog.js';
 import type { SourceConnection } from '../../db/contract.js';
@@ -55,6 +56,8 @@ export interface ResolveOptions {
   env?: EnvLookup;
   /** `trigger_on_replication` when an event trigger does not say (the kind's default). */
   defaultTriggerOnReplication?: boolean;
+  /** The kind's column-type facts; none (every type opaque) when absent. */
+  scalarTypes?: ScalarTypes;
 }
 
 export async function resolveSource(
@@ -68,6 +71,7 @@ export async function resolveSource(
   const inconsistencies: InconsistentObject[] = [];
   const indexed = indexCatalog(catalog);
   const catalogTables = indexed.tables;
+  const scalars = options.scalarTypes ?? new ScalarTypes();
 
   // Step 1: each tracked table on its own.
   const counts = new Map<string, number>();
@@ -87,14 +91,14 @@ export async function resolveSource(
       continue;
     }
     try {
-      tables.push(resolveTableBase(meta.name, t, entry, customization, naming));
+      tables.push(resolveTableBase(meta.name, t, entry, customization, naming, scalars));
     } catch (e) {
       inconsistencies.push(tableInconsistency(meta.name, t.table, messageOf(e)));
     }
   }
 
   // Step 2: enum tables, then the columns that reference them.
-  const enumFailures = await resolveEnumTables(tables, connection);
+  const enumFailures = await resolveEnumTables(tables, connection, scalars);
   tables = tables.filter((t) => {
     const failure = enumFailures.get(t.key);
     if (failure) inconsistencies.push(tableInconsistency(meta.name, t.table, failure));
@@ -150,6 +154,7 @@ export async function resolveSource(
       customization,
       catalog,
       connection,
+      scalars,
       tables: serving,
       ...(fns.functions.size > 0 ? { functions: fns.functions } : {}),
     },
@@ -179,6 +184,7 @@ function resolveTableRelationships(source: string, t: ResolvedTable, tracked: Re
     }
     const column = t.columnsByGraphqlName.get(rel.name);
     if (column && column.name !== rel.name) {
+      // The reference engine's wording, whatever the source's kind.
       fail(`field definition conflicts with custom field name for postgres column ${quote(column.name)}`);
       continue;
     }

@@ -9,7 +9,7 @@ import { PERMISSION_LIST_KEY } from '../../metadata/dependencies.js';
 import { EngineError } from '../../errors.js';
 import { PERMISSION_TYPES, type PermissionType } from '../../metadata/dependencies.js';
 import { parsePermission, type AnyPermission } from '../../metadata/permission-parse.js';
-import { PermissionValidationError, validatePermission } from '../../metadata/permission-validate.js';
+import { PermissionValidationError, validatePermission } from '../permissions/validate.js';
 import type { InconsistentObject, PermissionEntry, QualifiedTable } from '../../metadata/types.js';
 import { qualifiedTableName } from '../../metadata/types.js';
 import type { ResolvedTable } from '../model.js';

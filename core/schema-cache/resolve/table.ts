@@ -3,6 +3,7 @@
  * GraphQL names and descriptions, primary key and permissions. Relationships and enum values
  * are added later, once every table of the source is known.
  */
+import type { ScalarTypes } from '../../db/scalar-types.js';
 import type { CatalogTable } from '../../db/catalog.js';
 import { tableKey } from '../../db/catalog.js';
 import type { PermissionEntry, SourceCustomization, TableMetadata } from '../../metadata/types.js';
@@ -101,6 +102,7 @@ export function resolveTableBase(
   catalog: CatalogTable,
   customization: SourceCustomization,
   naming: NamingConvention,
+  scalars: ScalarTypes,
 ): ResolvedTable {
   const config = meta.configuration;
   const identifier = config?.custom_name || config?.identifier || defaultIdentifier(meta.table);
@@ -120,6 +122,7 @@ export function resolveTableBase(
   const columns = resolveColumns(meta, catalog, naming);
   return {
     source,
+    scalars,
     table: meta.table,
     key: tableKey(meta.table),
     catalog,

@@ -18,6 +18,8 @@ import { checkDumpOptions, cleanDumpOutput, runPgDump } from './dump.js';
 export default definePlugin({
   name: 'pgdump',
   kind: 'api',
+  // pg_dump runs against a postgres source, read with db/postgres's connection parsing.
+  dependsOn: ['db/postgres'],
   api: 'pgdump',
   register(container, hooks) {
     const config = container.resolve<ServerConfig>('config');

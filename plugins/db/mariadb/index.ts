@@ -10,6 +10,7 @@
 import { addSourceToDraft, asValue, definePlugin, Stage, type DatabaseKind } from '../../../core/sdk/index.js';
 import { parseMariaConfiguration, resolveMariaConfiguration } from './config.js';
 import { MariaSourceConnection } from './source-connection.js';
+import { MARIADB_SCALAR_TYPES } from './scalar-types.js';
 
 const PLUGIN_ID = 'db/mariadb';
 
@@ -22,6 +23,7 @@ export default definePlugin({
       kind: 'mariadb',
       prefix: 'maria',
       capabilities: { mutations: true },
+      scalarTypes: MARIADB_SCALAR_TYPES,
       validateConfiguration: (configuration, path) => {
         parseMariaConfiguration(configuration, path);
       },

@@ -73,6 +73,8 @@ export interface ResolvedPgConnection {
   secrets: readonly string[];
   /** Read replicas (each resolved like the primary; their own replicas list is empty). */
   readReplicas: readonly ResolvedPgConnection[];
+  /** --pg-statement-timeout: null for none (stall-guard.ts). Not a metadata setting. */
+  statementTimeoutSeconds: number | null;
 }
 
 /** Defaults a caller may override, e.g. from the deprecated server-wide pool options. */
@@ -84,6 +86,7 @@ export interface PgSourceDefaults {
   connectionLifetimeSeconds: number;
   usePreparedStatements: boolean;
   isolationLevel: IsolationLevel;
+  statementTimeoutSeconds: number | null;
 }
 
 export const PG_SOURCE_DEFAULTS: Readonly<PgSourceDefaults> = Object.freeze({
@@ -94,6 +97,7 @@ export const PG_SOURCE_DEFAULTS: Readonly<PgSourceDefaults> = Object.freeze({
   connectionLifetimeSeconds: 600,
   usePreparedStatements: false,
   isolationLevel: 'read-committed',
+  statementTimeoutSeconds: null,
 });
 
 export type EnvMap = Readonly<Record<string, string | undefined>>;
@@ -196,6 +200,7 @@ function resolveConnectionInfo(
     extensionsSchema: extensionsSchema ?? 'public',
     secrets: secretsOf(target),
     readReplicas: [],
+    statementTimeoutSeconds: d.statementTimeoutSeconds,
   };
 }
 

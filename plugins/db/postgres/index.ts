@@ -7,6 +7,7 @@
  * `--database-url` or, without one, on the embedded PostgreSQL it starts. Not safe to disable
  * unless another plugin provides `metadataStore`.
  */
+import { POSTGRES_SCALAR_TYPES } from './scalar-types.js';
 import {
   addSourceToDraft,
   asFunction,
@@ -35,6 +36,7 @@ export default definePlugin({
     const logger = container.resolve<Logger>('logger');
     const config = container.resolve<ServerConfig>('config');
     const engineDatabase = new EngineDatabase(config, env, logger);
+    const engineSourceDefaults = { statementTimeoutSeconds: config.pgStatementTimeout || null };
     container.register({
       [METADATA_STORE_KEY]: asFunction(() => new PgMetadataStore(() => engineDatabase.metadataDatabase()))
         .singleton()
@@ -48,11 +50,12 @@ export default definePlugin({
       kind: 'postgres',
       prefix: 'pg',
       capabilities: { functions: true, computedFields: true, enumTables: true, runSql: true, mutations: true, eventTriggers: true, remoteRelationships: true, distinctOn: true, subscriptions: true },
+      scalarTypes: POSTGRES_SCALAR_TYPES,
       validateConfiguration: (configuration, path) => {
         parsePgSourceConfiguration(configuration, path);
       },
       connect: (sourceName, configuration) =>
-        new PgSourceConnection(resolvePgSourceConfiguration(configuration, env), (message) =>
+        new PgSourceConnection(resolvePgSourceConfiguration(configuration, env, { defaults: engineSourceDefaults }), (message) =>
           logger.warn('source-health', { source: sourceName, message }),
         ),
       defaultSource: () => engineDatabase.defaultSource(),

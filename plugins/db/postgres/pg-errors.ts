@@ -5,6 +5,7 @@
  */
 import pg from 'pg';
 import { EngineError } from '../../../core/sdk/index.js';
+import { StatementStalledError, statementTimeoutError } from './stall-guard.js';
 
 const CONNECTION_ERRNOS = new Set([
   'ECONNREFUSED',
@@ -29,6 +30,8 @@ const CONNECTION_MESSAGES = [
   'Client was closed and is not queryable',
   'Cannot use a pool after calling end on the pool',
   'The server does not support SSL connections',
+  // pg's own connect deadline (connectionTimeoutMillis, set by --pg-statement-timeout).
+  'timeout expired',
 ];
 
 /** SQLSTATEs that mean "could not get a usable session" rather than "this statement failed". */
@@ -49,6 +52,8 @@ export function isStatementError(err: unknown): err is pg.DatabaseError {
 }
 
 export function isConnectionError(err: unknown): boolean {
+  // The stall guard destroyed the connection: the client must be dropped like a broken one.
+  if (err instanceof StatementStalledError) return true;
   if (err instanceof pg.DatabaseError) return isConnectionSqlState(err.code ?? '');
   if (!(err instanceof Error)) return false;
   const errno = (err as NodeJS.ErrnoException).code;
@@ -95,13 +100,20 @@ export function errorDetail(err: unknown): { code?: string; severity?: string } 
 }
 
 export function connectionEngineError(err: unknown, secrets: readonly string[]): EngineError {
+  if (err instanceof StatementStalledError) {
+    return statementTimeoutError('the connection was closed (the database or the network path to it stalled)', err.timeoutMs);
+  }
   const detail = errorDetail(err);
   if (detail.code === '53300') {
     return new EngineError('postgres-max-connections-error', `connection error: ${scrubbedMessage(err, secrets)}`, {
       internal: detail,
     });
   }
-  return new EngineError('connection-not-established', `connection error: ${scrubbedMessage(err, secrets)}`, {
+  // pg-pool's words for a wait in its queue that passed pool_timeout: say which setting it was.
+  const hint = err instanceof Error && err.message.startsWith('timeout exceeded when trying to connect')
+    ? ' (no pooled connection became free within pool_settings.pool_timeout)'
+    : '';
+  return new EngineError('connection-not-established', `connection error: ${scrubbedMessage(err, secrets)}${hint}`, {
     status: 400,
     internal: detail,
   });

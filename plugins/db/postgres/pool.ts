@@ -16,6 +16,7 @@ import {
   scrubbedMessage,
 } from './pg-errors.js';
 import { StatementDeadline, checkNotPassed, timeLimitExceeded } from './statement-deadline.js';
+import { guardedClientClass } from './stall-guard.js';
 import { SpanKind, tracing } from '../../../core/sdk/index.js';
 
 export const APPLICATION_NAME = 'svc-graphql-engine';
@@ -101,7 +102,15 @@ export function poolConfigFor(conn: ResolvedPgConnection): PoolConfig {
     maxLifetimeSeconds: conn.pool.connectionLifetimeSeconds,
     // Idle connections must not keep a CLI command or a test run alive.
     allowExitOnIdle: true,
+    ...statementTimeoutConfig(conn.statementTimeoutSeconds),
   };
+}
+
+/** The server cancels slow statements itself; the client's guard catches a stalled path. */
+function statementTimeoutConfig(seconds: number | null): Partial<PoolConfig> {
+  if (seconds === null || seconds <= 0) return {};
+  const ms = seconds * 1000;
+  return { statement_timeout: ms, Client: guardedClientClass(ms) };
 }
 
 export class PgSourcePool implements PgQueryable {
@@ -159,11 +168,10 @@ export class PgSourcePool implements PgQueryable {
       }
       return await jsonTextOn(client, this.usePreparedStatements ? name : undefined, text, values);
     } catch (err) {
-      if (isConnectionError(err)) {
-        broken = err as Error;
-        throw connectionEngineError(err, this.secrets);
-      }
+      if (isConnectionError(err)) broken = err as Error;
+      // The deadline may have had to close the connection (a stalled path): still the time limit.
       if (watch?.fired) throw timeLimitExceeded();
+      if (broken) throw connectionEngineError(err, this.secrets);
       throw err;
     } finally {
       watch?.clear();
@@ -218,6 +226,7 @@ export class PgSourcePool implements PgQueryable {
     } catch (err) {
       if (isConnectionError(err)) {
         broken = err as Error;
+        if (watch?.fired) throw timeLimitExceeded();
         throw connectionEngineError(err, this.secrets);
       }
       try {

@@ -33,6 +33,10 @@ function expectedError(code: string, message: string, internal: unknown): Engine
   if (code === '42704') return new EngineError('constraint-error', message, { internal });
   if (code === '40001') return new EngineError('concurrent-update', 'serialization failure due to concurrent update', { internal });
   if (code.startsWith('40')) return new EngineError('concurrent-update', message, { internal });
+  // PostgreSQL's statement_timeout (--pg-statement-timeout) cancelled it; other cancels stay unexpected.
+  if (code === '57014' && message.includes('statement timeout')) {
+    return new EngineError('statement-timeout', `database statement timeout: ${message} (--pg-statement-timeout)`, { internal });
+  }
   return undefined;
 }
 

@@ -9,10 +9,12 @@ import {
   type CompileOptions,
   type DatabaseCatalog,
   EngineError,
+  type EnumValueRow,
   type MultiplexedStatement,
   type MutationIR,
   type MutationRun,
   type PoolStats,
+  type QualifiedTable,
   type RawSqlOptions,
   type RawSqlResult,
   type RootFieldIR,
@@ -27,6 +29,7 @@ import { PgSourcePool } from './pool.js';
 import { introspectPostgres } from './introspect.js';
 import { compileRootField } from './sql/index.js';
 import { bindValues } from './sql/bind.js';
+import { quoteIdent } from './sql/quote.js';
 import { queryEngineError } from './query-errors.js';
 import { compileMutation, PgCompiledMutation, ProgramRun } from './sql/mutation/index.js';
 
@@ -143,6 +146,18 @@ export class PgSourceConnection implements SourceConnection {
     if (!(await supportsChangeFeed(this.pool))) return null;
     this.feed = new PgChangeFeed(this.resolved, this.pool, listener);
     return this.feed;
+  }
+
+  async readEnumValues(table: QualifiedTable, keyColumn: string, commentColumn: string | null): Promise<EnumValueRow[]> {
+    const comment = commentColumn ? `${quoteIdent(commentColumn)}::text` : 'NULL::text';
+    const sql = `SELECT ${quoteIdent(keyColumn)}::text AS value, ${comment} AS description FROM ${quoteIdent(table.schema)}.${quoteIdent(table.name)}`;
+    try {
+      const { rows } = await this.pool.query<{ value: string; description: string | null }>(sql);
+      return rows;
+    } catch (e) {
+      // The reference engine's wording for an enum table it cannot read.
+      throw new Error(`postgres error: ${(e as Error).message}`, { cause: e });
+    }
   }
 
   async execute(sql: string, values: readonly unknown[] = []): Promise<{ rows: Record<string, unknown>[] }> {

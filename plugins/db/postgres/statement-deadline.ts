@@ -6,9 +6,8 @@
  */
 import { connect, type Socket } from 'node:net';
 import type { PoolClient } from 'pg';
-import {
-  EngineError,
-} from '../../../core/sdk/index.js';
+import { EngineError } from '../../../core/sdk/index.js';
+import { STALL_GRACE_MS, destroyConnection } from './stall-guard.js';
 
 /** What pg keeps on a client about its backend (not in pg's published types). */
 interface BackendKey {
@@ -41,15 +40,21 @@ export function sendCancelRequest(client: PoolClient): void {
   socket.once('connect', () => socket.end(packet));
 }
 
-/** Watches one client for a deadline; `fired` tells whether the statement was cancelled. */
+/**
+ * Watches one client for a deadline; `fired` tells whether the statement was cancelled. A cancel
+ * request cannot get through a stalled network path either, so when the statement is still
+ * running STALL_GRACE_MS after it, the connection is destroyed: the statement fails at once and
+ * the pool drops the client.
+ */
 export class StatementDeadline {
   fired = false;
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout;
 
   constructor(client: PoolClient, deadline: number) {
     this.timer = setTimeout(() => {
       this.fired = true;
       sendCancelRequest(client);
+      this.timer = setTimeout(() => destroyConnection(client), STALL_GRACE_MS);
     }, Math.max(0, deadline - Date.now()));
   }
 

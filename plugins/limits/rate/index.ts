@@ -35,6 +35,8 @@ function counterKey(ctx: LimitContext, config: RateLimitConfig): string {
 export default definePlugin({
   name: 'rate',
   kind: 'limits',
+  // Without Redis the counters live in the metadata database, which db/postgres owns (pg-counter.ts).
+  dependsOn: ['db/postgres'],
   provides: ['api-limits'],
   register(container, hooks) {
     const config = container.resolve<ServerConfig>('config');

@@ -35,7 +35,8 @@ export function actionsOfCache(container: { resolve<T>(name: string): T }, cache
 export default definePlugin({
   name: 'actions',
   kind: 'metadata',
-  dependsOn: ['metadata/custom-types'],
+  // Asynchronous action requests live in the metadata database, which db/postgres owns (action-log-pg.ts).
+  dependsOn: ['metadata/custom-types', 'db/postgres'],
   register(container, hooks) {
     const config = container.resolve<ServerConfig>('config');
     const env = (): EnvLookup => (container.hasRegistration('env') ? container.resolve<EnvLookup>('env') : process.env);

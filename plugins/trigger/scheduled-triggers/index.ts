@@ -23,6 +23,8 @@ const PLUGIN_ID = 'trigger/scheduled-triggers';
 export default definePlugin({
   name: 'scheduled-triggers',
   kind: 'trigger',
+  // Scheduled and one-off events live in the metadata database, which db/postgres owns (pg-store.ts).
+  dependsOn: ['db/postgres'],
   register(container, hooks) {
     registerScheduledServices(container);
     registerMetadataOperations(hooks, PLUGIN_ID, {

@@ -152,6 +152,54 @@ describe('CLI: init, migrate, metadata, seed against a running engine', function
     expect(r.err).to.match(/^error: replace_metadata failed \(conflict\)/);
   });
 
+  it('metadata export writes actions.graphql (signatures and custom types) and apply reads it back', async () => {
+    const admin = { 'x-svc-admin-secret': SECRET };
+    const types = await metadata(engine, {
+      type: 'set_custom_types',
+      args: {
+        scalars: [{ name: 'Token', description: 'an opaque "token"' }],
+        enums: [{ name: 'Mood', values: [{ value: 'HAPPY' }, { value: 'GRUMPY', description: 'since monday', is_deprecated: true }] }],
+        input_objects: [{ name: 'Credentials', fields: [{ name: 'username', type: 'String!' }, { name: 'password', type: 'String!' }] }],
+        objects: [{ name: 'LoginOutput', description: 'what login answers', fields: [{ name: 'token', type: 'Token!' }, { name: 'mood', type: 'Mood' }] }],
+      },
+    }, admin);
+    expect(types.status, JSON.stringify(types.body)).to.equal(200);
+    const action = await metadata(engine, {
+      type: 'create_action',
+      args: {
+        name: 'login',
+        definition: { kind: 'synchronous', type: 'mutation', handler: 'http://127.0.0.1:9/login', arguments: [{ name: 'credentials', type: 'Credentials!', description: 'who' }], output_type: 'LoginOutput' },
+        comment: 'logs in',
+      },
+    }, admin);
+    expect(action.status, JSON.stringify(action.body)).to.equal(200);
+
+    await ok('metadata', 'export', '--project', project);
+    const dir = join(project, 'metadata');
+    const sdlFile = join(dir, 'actions.graphql');
+    const sdl = readFileSync(sdlFile, 'utf8');
+    expect(sdl).to.include('type Mutation {\n  login(\n    "who"\n    credentials: Credentials!\n  ): LoginOutput\n}');
+    expect(sdl).to.include('"what login answers"\ntype LoginOutput {\n  token: Token!\n  mood: Mood\n}');
+    expect(sdl).to.include('input Credentials {').and.include('GRUMPY @deprecated').and.include('"an opaque \\"token\\""\nscalar Token');
+    const yaml = parse(readFileSync(join(dir, 'actions.yaml'), 'utf8'));
+    expect(yaml.actions[0].definition).to.not.have.any.keys('arguments', 'output_type', 'type');
+    expect(yaml.actions[0]).to.include({ name: 'login', comment: 'logs in' });
+    expect(yaml.custom_types.objects).to.deep.equal([{ name: 'LoginOutput' }]);
+    expect(await ok('metadata', 'diff', '--project', project)).to.include('no differences');
+
+    // Edit the SDL: a new argument and a new output field reach the engine through apply.
+    const edited = sdl.replace('    credentials: Credentials!\n', '    credentials: Credentials!\n    remember: Boolean\n').replace('  mood: Mood\n', '  mood: Mood\n  expires: Int\n');
+    writeFileSync(sdlFile, edited);
+    expect(await ok('metadata', 'diff', '--project', project)).to.include('~ actions.graphql (modified in the project)');
+    await ok('metadata', 'apply', '--project', project);
+    const exported = (await metadata(engine, { type: 'export_metadata', args: {} }, admin)).body;
+    expect(exported.actions[0].definition.arguments.map((a: { name: string }) => a.name)).to.deep.equal(['credentials', 'remember']);
+    expect(exported.custom_types.objects[0].fields.map((f: { name: string }) => f.name)).to.deep.equal(['token', 'mood', 'expires']);
+    rmSync(dir, { recursive: true });
+    await ok('metadata', 'export', '--project', project);
+    expect(readFileSync(sdlFile, 'utf8')).to.equal(edited);
+  });
+
   it('seed create / apply', async () => {
     await ok('seed', 'create', 'authors', '--project', project);
     const dir = join(project, 'seeds', 'default');

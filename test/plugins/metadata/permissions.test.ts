@@ -6,6 +6,10 @@ import type { DatabaseCatalog } from '../../../core/db/catalog.js';
 import { catalog, table } from '../../helpers/catalog.js';
 import { expectEngineError as expectError } from '../../helpers/expect-error.js';
 import { hooksWith, makeOperationContext, runOperation, type TestContextOptions } from '../../helpers/operation-context.js';
+import sourcesPlugin from '../../../plugins/metadata/sources/index.js';
+import tablesPlugin from '../../../plugins/metadata/tables/index.js';
+import relationshipsPlugin from '../../../plugins/metadata/relationships/index.js';
+import { memoryDataFile, memoryKindEngine } from '../../helpers/memory-kind.js';
 
 const author = { schema: 'public', name: 'author' };
 const article = { schema: 'public', name: 'article' };
@@ -329,5 +333,44 @@ describe('metadata/permissions plugin', () => {
         '$.args.type',
       );
     });
+  });
+});
+
+describe('metadata/permissions and relationships plugins over HTTP (no socket, the memory kind)', () => {
+  let engine: Awaited<ReturnType<typeof memoryKindEngine>>;
+  before(async () => {
+    engine = await memoryKindEngine(sourcesPlugin, tablesPlugin, relationshipsPlugin, permissionsPlugin);
+    const setup = [
+      { type: 'mem_add_source', args: { name: 'library', configuration: { file: memoryDataFile() } } },
+      { type: 'mem_track_table', args: { source: 'library', table: 'author' } },
+      { type: 'mem_track_table', args: { source: 'library', table: 'book' } },
+    ];
+    for (const op of setup) expect((await engine.admin(op)).status, op.type).to.equal(200);
+  });
+  after(() => engine?.dispose());
+
+  it('creates a relationship and a permission that filters through it', async () => {
+    const rel = await engine.admin({
+      type: 'mem_create_object_relationship',
+      args: { source: 'library', table: 'book', name: 'author', using: { foreign_key_constraint_on: 'author_id' } },
+    });
+    expect(rel.body).to.deep.equal({ message: 'success' });
+    const perm = await engine.admin({
+      type: 'mem_create_select_permission',
+      args: { source: 'library', table: 'book', role: 'reader', permission: { columns: ['id', 'title'], filter: { author: { name: { _eq: 'Ann' } } } } },
+    });
+    expect(perm.body).to.deep.equal({ message: 'success' });
+    const book = engine.ref.current.sources.get('library')!.tables.get('public.book')!;
+    expect(book.relationships.get('author')!.mapping).to.deep.equal([['author_id', 'id']]);
+    expect(book.permissions.select.get('reader')!.columns).to.deep.equal(['id', 'title']);
+  });
+
+  it('refuses a permission on an unknown column, leaving the metadata as it was', async () => {
+    const res = await engine.admin({
+      type: 'mem_create_select_permission',
+      args: { source: 'library', table: 'author', role: 'reader', permission: { columns: ['id', 'nope'], filter: {} } },
+    });
+    expect(res.status).to.equal(400);
+    expect(engine.ref.current.sources.get('library')!.tables.get('public.author')!.permissions.select.has('reader')).to.equal(false);
   });
 });

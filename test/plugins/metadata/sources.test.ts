@@ -6,6 +6,8 @@ import type { MetadataDocument, SourceMetadata } from '../../../core/metadata/ty
 import { authorArticleCatalog } from '../../helpers/catalog.js';
 import { hooksWith, makeOperationContext, runOperation, type TestContextOptions } from '../../helpers/operation-context.js';
 import { expectEngineError } from '../../helpers/expect-error.js';
+import managementPlugin from '../../../plugins/metadata/management/index.js';
+import { memoryDataFile, memoryKindEngine } from '../../helpers/memory-kind.js';
 
 const pgConfig = { connection_info: { database_url: 'postgres://db/x' } };
 
@@ -220,5 +222,36 @@ describe('metadata/sources plugin', () => {
     expect(await runOperation(hooks, ctx, 'pg_add_source', { name: 'x', configuration: pgConfig })).to.equal(undefined);
     expect(await runOperation(hooks, ctx, 'rename_source', { name: 'default', new_name: 'x' })).to.equal(undefined);
     expect(ctx.changed).to.equal(false);
+  });
+});
+
+describe('metadata/sources plugin over HTTP (no socket, the memory kind)', () => {
+  let engine: Awaited<ReturnType<typeof memoryKindEngine>>;
+  const file = memoryDataFile();
+  before(async () => {
+    engine = await memoryKindEngine(sourcesPlugin, managementPlugin);
+  });
+  after(() => engine?.dispose());
+
+  it('adds a source of a kind known only by its prefix, and exports it', async () => {
+    const added = await engine.admin({ type: 'mem_add_source', args: { name: 'library', configuration: { file } } });
+    expect(added).to.deep.include({ status: 200, body: { message: 'success' } });
+    const exported = await engine.admin({ type: 'export_metadata', args: {} });
+    expect(exported.body.sources).to.deep.equal([{ name: 'library', kind: 'memory', tables: [], configuration: { file } }]);
+  });
+
+  it('answers a bad configuration with the kind\'s own error and changes nothing', async () => {
+    const res = await engine.admin({ type: 'mem_add_source', args: { name: 'other', configuration: {} } });
+    expect(res).to.deep.include({ status: 400 });
+    expect(res.body).to.deep.include({ code: 'parse-failed', path: '$.args.configuration.file' });
+    const sources = (await engine.admin({ type: 'export_metadata', args: {} })).body.sources;
+    expect(sources.map((s: { name: string }) => s.name)).to.deep.equal(['library']);
+  });
+
+  it('runs the real request listener: request id, 401 without the secret, 404 elsewhere', async () => {
+    const denied = await engine.inject({ url: '/v1/metadata', body: { type: 'export_metadata', args: {} } });
+    expect(denied.status).to.equal(401);
+    expect(denied.headers['x-request-id']).to.be.a('string');
+    expect((await engine.inject({ url: '/v1/graphql', body: { query: '{ x }' } })).status).to.equal(404);
   });
 });

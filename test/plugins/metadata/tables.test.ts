@@ -6,6 +6,8 @@ import type { DatabaseCatalog } from '../../../core/db/catalog.js';
 import { authorArticleCatalog, catalog, table } from '../../helpers/catalog.js';
 import { expectEngineError as expectError } from '../../helpers/expect-error.js';
 import { hooksWith, makeOperationContext, runOperation, type TestContextOptions } from '../../helpers/operation-context.js';
+import sourcesPlugin from '../../../plugins/metadata/sources/index.js';
+import { memoryDataFile, memoryKindEngine } from '../../helpers/memory-kind.js';
 
 const pgConfig = { connection_info: { database_url: 'postgres://db/x' } };
 const author = { schema: 'public', name: 'author' };
@@ -314,5 +316,30 @@ describe('metadata/tables plugin', () => {
     await runOperation(hooks, ctx, 'pg_track_table', { table: 'x', source: 'other' });
     expect(ctx.draft.sources[1]!.tables).to.deep.equal([{ table: { schema: 'public', name: 'x' } }]);
     expect(ctx.draft.sources[0]!.tables).to.deep.equal([]);
+  });
+});
+
+describe('metadata/tables plugin over HTTP (no socket, the memory kind)', () => {
+  let engine: Awaited<ReturnType<typeof memoryKindEngine>>;
+  before(async () => {
+    engine = await memoryKindEngine(sourcesPlugin, tablesPlugin);
+    const res = await engine.admin({ type: 'mem_add_source', args: { name: 'library', configuration: { file: memoryDataFile() } } });
+    expect(res.status).to.equal(200);
+  });
+  after(() => engine?.dispose());
+
+  it('tracks tables through <prefix>_track_table and refuses one the source does not have', async () => {
+    expect((await engine.admin({ type: 'mem_track_table', args: { source: 'library', table: 'author' } })).body).to.deep.equal({ message: 'success' });
+    const missing = await engine.admin({ type: 'mem_track_table', args: { source: 'library', table: 'nope' } });
+    expect(missing.status).to.equal(400);
+    expect(missing.body.code).to.equal('invalid-configuration');
+    expect(engine.ref.current.sources.get('library')!.tables.has('public.author')).to.equal(true);
+    expect(engine.ref.current.sources.get('library')!.tables.size).to.equal(1);
+  });
+
+  it('has no prefixed operations for the kinds that are not loaded', async () => {
+    const res = await engine.admin({ type: 'pg_track_table', args: { source: 'library', table: 'author' } });
+    expect(res.status).to.equal(400);
+    expect(res.body.error).to.match(/unknown operation type/);
   });
 });

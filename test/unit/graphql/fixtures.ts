@@ -30,6 +30,11 @@ import {
   type SchemaBuildContext,
 } from '../../../core/graphql/schema-draft.js';
 import { addSourceToDraft, assembleRoleSchema } from '../../../core/graphql/schema/index.js';
+import { ScalarTypes } from '../../../core/db/scalar-types.js';
+import { POSTGRES_SCALAR_TYPES } from '../../../plugins/db/postgres/scalar-types.js';
+
+/** The postgres kind's type facts, as the schema cache gives them to its sources. */
+export const PG_SCALARS = new ScalarTypes(POSTGRES_SCALAR_TYPES);
 
 export interface ColumnSpec {
   name: string;
@@ -155,6 +160,7 @@ export function makeTable(spec: TableSpec, customization: SourceCustomization = 
   const typeSuf = customization.type_names?.suffix ?? '';
   return {
     source,
+    scalars: PG_SCALARS,
     table: { schema, name: spec.name },
     key: `${schema}.${spec.name}`,
     catalog,
@@ -189,6 +195,7 @@ export function makeSource(name: string, specs: TableSpec[], customization: Sour
     customization,
     catalog,
     connection: {} as unknown as SourceConnection,
+    scalars: PG_SCALARS,
     tables: new Map(tables.map((t) => [t.key, t] as const)),
   };
 }

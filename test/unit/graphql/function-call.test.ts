@@ -10,7 +10,7 @@ import { astInput } from '../../../core/graphql/plan/input.js';
 import type { FunctionArgView } from '../../../core/graphql/plan/view.js';
 import type { PlanContext } from '../../../core/graphql/schema-draft.js';
 import type { ResolvedFunctionArg } from '../../../core/schema-cache/model.js';
-import { scalarInfo } from '../../../core/graphql/scalars.js';
+import { PG_SCALARS } from './fixtures.js';
 import { EngineError } from '../../../core/errors.js';
 
 const arg = (name: string | null, field: string, role: ResolvedFunctionArg['role'] = 'input', hasDefault = false): ResolvedFunctionArg => ({
@@ -21,7 +21,7 @@ const arg = (name: string | null, field: string, role: ResolvedFunctionArg['role
   role,
 });
 const views = (args: ResolvedFunctionArg[]): FunctionArgView[] =>
-  args.filter((a) => a.role === 'input').map((a) => ({ arg: a, dbType: a.type, info: scalarInfo(a.type), graphqlType: 'Int' }));
+  args.filter((a) => a.role === 'input').map((a) => ({ arg: a, dbType: a.type, info: PG_SCALARS.info(a.type), graphqlType: 'Int' }));
 
 const ctx: PlanContext = {
   schema: new GraphQLSchema({}),

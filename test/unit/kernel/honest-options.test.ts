@@ -3,7 +3,14 @@ import { createKernel } from '../../../core/kernel/kernel.js';
 import { BootError } from '../../../core/errors.js';
 import { definePlugin } from '../../../core/plugin.js';
 import { isOptionSet, ProvidedFeatures, unenforcedMetadata } from '../../../core/features/index.js';
-import { OPTIONS, optionLabel, type ServerOption } from '../../../config/options.js';
+import {
+  EXPERIMENTAL_FEATURE_SUPPORT,
+  EXPERIMENTAL_FEATURES,
+  OPTIONS,
+  optionLabel,
+  type ServerOption,
+} from '../../../config/options.js';
+import { parseServerConfig } from '../../../core/config/parse.js';
 import type { ServerConfig } from '../../../core/config/types.js';
 import { configStatus } from '../../../plugins/api/config/index.js';
 import { testConfig } from '../../helpers/config.js';
@@ -76,6 +83,67 @@ describe('honest options (core/features)', () => {
   it('names every refused option in one error', async () => {
     const err = await bootError({ enableAllowlist: true, enableConsole: true });
     expect(err!.message).to.contain('--enable-allowlist (SVC_GRAPHQL_ENABLE_ALLOWLIST)').and.contain('--enable-console (SVC_GRAPHQL_ENABLE_CONSOLE)');
+  });
+
+  it('defaults --enable-telemetry to false and refuses true: the engine has no telemetry to send', async () => {
+    const telemetry = OPTIONS.find((o) => o.flag === 'enable-telemetry')!;
+    expect(telemetry.default).to.equal(false);
+    expect(await bootError({ enableTelemetry: false })).to.equal(undefined);
+    const err = await bootError({ enableTelemetry: true });
+    expect(err!.code).to.equal('E_OPTION_NOT_ENFORCED');
+    expect(err!.message).to.contain('--enable-telemetry (SVC_GRAPHQL_ENABLE_TELEMETRY)');
+  });
+
+  describe('--experimental-features', () => {
+    const label = '--experimental-features (SVC_GRAPHQL_EXPERIMENTAL_FEATURES)';
+
+    it('refuses an unknown name when the option is parsed (E_OPTION_INVALID)', () => {
+      const parse = (value: string): unknown => {
+        try {
+          return parseServerConfig({ flags: {}, env: { SVC_GRAPHQL_EXPERIMENTAL_FEATURES: value } });
+        } catch (e) {
+          return e;
+        }
+      };
+      const err = parse('hide_stream_fields,time_travel') as BootError;
+      expect(err).to.be.instanceOf(BootError);
+      expect(err.code).to.equal('E_OPTION_INVALID');
+      expect(err.message).to.contain('time_travel').and.contain('SVC_GRAPHQL_EXPERIMENTAL_FEATURES');
+      expect(parse('hide_stream_fields,inherited_roles')).to.not.be.instanceOf(Error);
+    });
+
+    it('refuses an unknown name given programmatically, at boot', async () => {
+      const err = await bootError({ experimentalFeatures: ['time_travel'] });
+      expect(err!.code).to.equal('E_OPTION_NOT_ENFORCED');
+      expect(err!.message).to.contain(`${label} value 'time_travel'`);
+    });
+
+    for (const name of EXPERIMENTAL_FEATURES) {
+      const support = EXPERIMENTAL_FEATURE_SUPPORT[name];
+      if ('feature' in support) {
+        it(`accepts '${name}' only when a plugin provides '${support.feature}'`, async () => {
+          const err = await bootError({ experimentalFeatures: [name] });
+          expect(err!.code).to.equal('E_OPTION_NOT_ENFORCED');
+          expect(err!.message).to.contain(`${label} value '${name}' needs the '${support.feature}' feature`);
+          expect(await bootError({ experimentalFeatures: [name] }, [support.feature])).to.equal(undefined);
+        });
+      } else if (support.built) {
+        it(`accepts '${name}' (built)`, async () => {
+          expect(await bootError({ experimentalFeatures: [name] })).to.equal(undefined);
+        });
+      } else {
+        it(`refuses '${name}' (not built) with E_OPTION_NOT_ENFORCED naming it`, async () => {
+          const err = await bootError({ experimentalFeatures: ['hide_stream_fields', name] });
+          expect(err!.code).to.equal('E_OPTION_NOT_ENFORCED');
+          expect(err!.message).to.contain(`${label} value '${name}' is not built`);
+          expect(err!.message).to.not.contain("'hide_stream_fields'");
+        });
+      }
+    }
+
+    it('keeps inherited_roles accepted', async () => {
+      expect(await bootError({ experimentalFeatures: ['inherited_roles'] })).to.equal(undefined);
+    });
   });
 
   it('reports on /v1alpha1/config only what a loaded plugin enforces', () => {

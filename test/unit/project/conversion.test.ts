@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { parse } from 'yaml';
 import { convertReferenceMetadata, referenceClaimsMap } from '../../../core/project/reference-import.js';
 import { readActionsGraphql } from '../../../core/project/actions-graphql.js';
 import { filesToMetadata, metadataToFiles, type JsonObject } from '../../../core/project/metadata-files.js';
@@ -85,6 +86,7 @@ describe('project files and reference conversion', () => {
     };
     const files = metadataToFiles(doc);
     expect([...files.keys()].sort()).to.deep.equal([
+      'actions.graphql',
       'actions.yaml',
       'allow_list.yaml',
       'databases/databases.yaml',
@@ -96,6 +98,48 @@ describe('project files and reference conversion', () => {
       'query_collections.yaml',
       'version.yaml',
     ]);
+    expect(filesToMetadata((p) => files.get(p))).to.deep.equal(doc);
+  });
+
+  it('actions round-trip through actions.yaml + actions.graphql as the reference CLI lays them out', () => {
+    const doc: JsonObject = {
+      version: 3,
+      sources: [],
+      actions: [
+        {
+          name: 'login',
+          definition: {
+            kind: 'synchronous',
+            handler: 'http://h/login',
+            type: 'mutation',
+            arguments: [{ name: 'creds', type: 'Creds!', description: 'with "quotes" and \\ and\nlines' }],
+            output_type: 'Out',
+          },
+          comment: 'logs in',
+          permissions: [{ role: 'user' }],
+        },
+        { name: 'me', definition: { handler: 'http://h/me', type: 'query', arguments: [], output_type: '[Out!]!' } },
+      ],
+      custom_types: {
+        enums: [{ name: 'Mood', description: 'how', values: [{ value: 'OK', is_deprecated: false }, { value: 'BAD', description: 'old', is_deprecated: true }] }],
+        input_objects: [{ name: 'Creds', fields: [{ name: 'user', type: 'String!', description: 'name' }] }],
+        objects: [
+          {
+            name: 'Out',
+            description: 'the answer',
+            fields: [{ name: 'id', type: 'Int!' }, { name: 'mood', type: 'Mood' }],
+            relationships: [{ name: 'row', type: 'object', remote_table: { schema: 'public', name: 't' }, field_mapping: { id: 'id' } }],
+          },
+        ],
+        scalars: [{ name: 'Token', description: 'opaque' }],
+      },
+    };
+    const files = metadataToFiles(doc);
+    const sdl = files.get('actions.graphql')!;
+    expect(sdl).to.match(/^type Query \{\n {2}me: \[Out!\]!\n\}\n\ntype Mutation \{\n {2}login\(/);
+    const yaml = parse(files.get('actions.yaml')!);
+    expect(yaml.actions[0].definition).to.deep.equal({ kind: 'synchronous', handler: 'http://h/login' });
+    expect(yaml.custom_types.objects[0]).to.deep.equal({ name: 'Out', relationships: (doc['custom_types'] as any).objects[0].relationships }); // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(filesToMetadata((p) => files.get(p))).to.deep.equal(doc);
   });
 

@@ -4,6 +4,11 @@ import type { SourceMetadata, TableMetadata } from '../../../core/metadata/types
 import type { DatabaseCatalog } from '../../../core/db/catalog.js';
 import { authorArticleCatalog, catalog, table } from '../../helpers/catalog.js';
 import { FakeConnection, type EnumRows } from '../../helpers/fake-connection.js';
+import { POSTGRES_SCALAR_TYPES } from '../../../plugins/db/postgres/scalar-types.js';
+import { ScalarTypes } from '../../../core/db/scalar-types.js';
+
+/** The resolver as the builder calls it for a postgres source. */
+const PG = { scalarTypes: new ScalarTypes(POSTGRES_SCALAR_TYPES) };
 
 function sourceMeta(tables: TableMetadata[], extra: Partial<SourceMetadata> = {}): SourceMetadata {
   return { name: 'default', kind: 'postgres', tables, configuration: {}, ...extra };
@@ -12,7 +17,7 @@ function sourceMeta(tables: TableMetadata[], extra: Partial<SourceMetadata> = {}
 const t = (name: string, extra: Partial<TableMetadata> = {}): TableMetadata => ({ table: { schema: 'public', name }, ...extra });
 
 async function resolve(meta: SourceMetadata, cat: DatabaseCatalog, rows: EnumRows = {}) {
-  return resolveSource(meta, cat, new FakeConnection(rows));
+  return resolveSource(meta, cat, new FakeConnection(rows), PG);
 }
 
 describe('schema-cache resolver', () => {
@@ -388,9 +393,9 @@ describe('schema-cache resolver', () => {
 
     it('loads values with one statement and marks referencing columns', async () => {
       const conn = new FakeConnection({ 'public.color': [{ value: 'red', description: 'Red' }, { value: 'blue' }] });
-      const { source, inconsistencies } = await resolveSource(sourceMeta([t('color', { is_enum: true }), t('car')]), enumCatalog(), conn);
+      const { source, inconsistencies } = await resolveSource(sourceMeta([t('color', { is_enum: true }), t('car')]), enumCatalog(), conn, PG);
       expect(inconsistencies).to.deep.equal([]);
-      expect(conn.statements).to.deep.equal(['SELECT "value"::text AS value, "comment"::text AS description FROM "public"."color"']);
+      expect(conn.statements).to.deep.equal(['enum values of public.color (value, comment)']);
       const color = source.tables.get('public.color')!;
       expect(color.isEnum).to.equal(true);
       expect(color.enumValues).to.deep.equal([

@@ -25,6 +25,7 @@ export function columnValue(c: ColumnView, input: Input, ctx: PlanContext, path:
     dbType: c.column.type,
     graphqlType: c.graphqlType,
     nullable: true,
+    keepsNumericText: c.info.keepsNumericText,
     ...(c.enumValues ? { enumValues: c.enumValues } : {}),
   };
   return { column: c.column.name, value: leafValue(input, ctx, spec, path) };

@@ -36,6 +36,7 @@ export function buildUpdate(
         dbType: t.dbType,
         graphqlType: t.graphqlType,
         nullable: true,
+        keepsNumericText: t.dbType === column.column.type && column.info.keepsNumericText,
         ...(t.array ? { array: true } : {}),
         ...(spec.op === '_set' && column.enumValues ? { enumValues: column.enumValues } : {}),
       };
@@ -74,7 +75,7 @@ export function primaryKeyWhere(v: MutationView, pk: ReadonlyMap<string, Input>,
       const input = pk.get(c.field);
       const at = `${path}.${c.field}`;
       if (!input) throw validationError(`missing required field '${c.field}'`, at);
-      const spec = { dbType: c.column.type, graphqlType: c.graphqlType, ...(c.enumValues ? { enumValues: c.enumValues } : {}) };
+      const spec = { dbType: c.column.type, graphqlType: c.graphqlType, keepsNumericText: c.info.keepsNumericText, ...(c.enumValues ? { enumValues: c.enumValues } : {}) };
       return {
         kind: 'compare',
         lhs: { kind: 'column', name: c.column.name, type: c.column.type },

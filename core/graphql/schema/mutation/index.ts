@@ -40,8 +40,9 @@ export function addMutationsToDraft(
   const reg = registryFor(draft);
   const views = buildMutationViews(source, ctx.role, naming, selectViews);
   const entries = new Map<string, RootFieldEntry>();
+  const updateMany = !ctx.config.experimentalFeatures.includes('hide_update_many_fields');
   for (const key of [...views.keys()].sort()) {
-    for (const [name, entry] of tableMutationFields(reg, views.get(key)!)) {
+    for (const [name, entry] of tableMutationFields(reg, views.get(key)!, updateMany)) {
       if (!entries.has(name)) entries.set(name, entry);
     }
   }

@@ -22,7 +22,8 @@ function sortedArgs(args: GraphQLFieldConfigArgumentMap): GraphQLFieldConfigArgu
   return out;
 }
 
-export function tableMutationFields(reg: TypeRegistry, v: MutationView): Map<string, RootFieldEntry> {
+/** `updateMany` false: no `update_<t>_many` (the `hide_update_many_fields` experimental feature). */
+export function tableMutationFields(reg: TypeRegistry, v: MutationView, updateMany = true): Map<string, RootFieldEntry> {
   const out = new Map<string, RootFieldEntry>();
   const names = v.table.rootFields;
   const table = quotedTable(v);
@@ -81,7 +82,7 @@ export function tableMutationFields(reg: TypeRegistry, v: MutationView): Map<str
         planner: mutationFieldPlanner(v, 'update_by_pk'),
       });
     }
-    out.set(names.update_many, {
+    if (updateMany) out.set(names.update_many, {
       config: {
         type: new GraphQLList(response()),
         args: {

@@ -4,7 +4,7 @@
  * compares lower-cased text, SIMILAR TO and the POSIX regex operators become PCRE `REGEXP` with
  * the case flag set in the pattern, and `_in` reads its array parameter through JSON_TABLE.
  */
-import { type BoolExpIR, type ComparisonOp, EngineError, type ScalarExprIR, type TableRef, type TypedValueIR } from '../../../../core/sdk/index.js';
+import { type AggregatePredicateFn, type BoolExpIR, type ComparisonOp, EngineError, type ScalarExprIR, type TableRef, type TypedValueIR } from '../../../../core/sdk/index.js';
 import type { CompileContext } from './context.js';
 import { quoteIdent, quoteTable } from './quote.js';
 import { valueSql, jsonTableType } from './values.js';
@@ -113,12 +113,29 @@ function exists(ctx: CompileContext, target: TableRef, cond: (alias: string) => 
   return `EXISTS (SELECT 1 FROM ${quoteTable(target)} AS ${a} WHERE ${cond(a)})`;
 }
 
-function predicateAgg(fn: 'count' | 'bool_and' | 'bool_or', args: string[], distinct: boolean, table: string): string {
+function predicateAgg(fn: AggregatePredicateFn, args: string[], distinct: boolean, table: string): string {
   const cols = args.map((c) => table + '.' + quoteIdent(c));
-  if (fn === 'bool_and') return `MIN(${cols[0] ?? 'NULL'} <> 0)`;
-  if (fn === 'bool_or') return `MAX(${cols[0] ?? 'NULL'} <> 0)`;
-  if (cols.length === 0) return 'COUNT(*)';
-  return distinct ? `COUNT(DISTINCT ${cols.join(', ')})` : cols.length === 1 ? `COUNT(${cols[0]})` : 'COUNT(*)';
+  const d = distinct ? 'DISTINCT ' : '';
+  switch (fn) {
+    case 'bool_and':
+      return `MIN(${cols[0] ?? 'NULL'} <> 0)`;
+    case 'bool_or':
+      return `MAX(${cols[0] ?? 'NULL'} <> 0)`;
+    case 'count':
+      if (cols.length === 0) return 'COUNT(*)';
+      return distinct ? `COUNT(DISTINCT ${cols.join(', ')})` : cols.length === 1 ? `COUNT(${cols[0]})` : 'COUNT(*)';
+    case 'avg':
+    case 'max':
+    case 'min':
+    case 'sum':
+    case 'stddev_samp':
+    case 'var_samp':
+      return `${fn.toUpperCase()}(${d}${cols[0] ?? 'NULL'})`;
+    case 'corr':
+    case 'covar_samp':
+      // MariaDB has neither function.
+      return notSupported(`the ${fn} aggregate`);
+  }
 }
 
 export function boolExpSql(ctx: CompileContext, e: BoolExpIR, scope: Scope): string {
@@ -144,6 +161,8 @@ export function boolExpSql(ctx: CompileContext, e: BoolExpIR, scope: Scope): str
       return exists(ctx, e.target, (a) => andSql([joinSql(e.mapping, scope.cur, a), boolExpSql(ctx, e.where, { cur: a, root: scope.root })]));
     case 'exists':
       return exists(ctx, e.target, (a) => boolExpSql(ctx, e.where, { cur: a, root: scope.root }));
+    case 'computedTable':
+      return notSupported('computed fields');
     case 'aggregatePredicate': {
       const a = ctx.alias();
       const where = andSql([joinSql(e.mapping, scope.cur, a), e.filter === null ? 'TRUE' : boolExpSql(ctx, e.filter, { cur: a, root: scope.root })]);

@@ -61,6 +61,8 @@ export function rowSql(ctx: CompileContext, fields: FieldIR[], table: string): s
   for (const f of fields) {
     switch (f.kind) {
       case 'column':
+        // JSON paths (json columns) and upper-cased values (enum tables) need capabilities this kind lacks.
+        if (f.jsonPath !== undefined || f.upper) notSupported(f.upper ? 'enum tables' : 'json path arguments');
         pairs.push([f.alias, columnValueSql(ctx, table, f.name, f.type)]);
         break;
       case 'typename':
@@ -104,6 +106,7 @@ export function orderExprSql(ctx: CompileContext, e: OrderExprIR, table: string)
     case 'column':
       return table + '.' + quoteIdent(e.name);
     case 'computed':
+    case 'computedAggregate':
       return notSupported('computed fields');
     case 'objectRelationship': {
       const a = ctx.alias();

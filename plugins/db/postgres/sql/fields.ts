@@ -14,6 +14,7 @@ import { quoteIdent } from './quote.js';
 import { type LevelSql, selectLevel } from './select.js';
 import { isBigNumberType } from './types.js';
 import { callSql, ROW_KEY } from './function-call.js';
+import { valueSql } from './values.js';
 
 export interface RowParts {
   /** FROM items to append after the level's base: relationship laterals, then the row lateral. */
@@ -43,10 +44,15 @@ export function fieldsRow(ctx: CompileContext, fields: FieldIR[], table: string,
   };
   for (const f of fields) {
     switch (f.kind) {
-      case 'column':
+      case 'column': {
         needed.add(f.name);
-        pairs.push({ key: f.alias, expr: columnValueSql(ctx, table, f.name, f.type) });
+        const raw = columnValueSql(ctx, table, f.name, f.type);
+        const value = f.upper ? `upper(${raw})` : raw;
+        // The path is a parameter: `#>` takes the keys and indexes as text.
+        const path = f.jsonPath ? valueSql(ctx, { value: { kind: 'const', value: f.jsonPath.map(String) }, dbType: 'text', array: true }) : null;
+        pairs.push({ key: f.alias, expr: path ? `(${value} #> ${path})` : value });
         break;
+      }
       case 'typename':
         pairs.push({ key: f.alias, expr: textLiteral(f.typeName) });
         break;

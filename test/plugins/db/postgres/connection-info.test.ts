@@ -41,7 +41,18 @@ describe('db/postgres connection-info', () => {
       // Both spellings, since a driver may echo either.
       secrets: ['s3cr%40t', 's3cr@t'],
       readReplicas: [],
+      statementTimeoutSeconds: null,
     });
+  });
+
+  it('takes the statement timeout from the engine defaults (--pg-statement-timeout), for replicas too', () => {
+    const r = resolvePgSourceConfiguration(
+      { connection_info: { database_url: 'postgres://x@h/db' }, read_replicas: [{ database_url: 'postgres://x@r/db' }] },
+      {},
+      { defaults: { statementTimeoutSeconds: 7 } },
+    );
+    expect(r.statementTimeoutSeconds).to.equal(7);
+    expect(r.readReplicas[0]!.statementTimeoutSeconds).to.equal(7);
   });
 
   it('resolves read_replicas like connection_info, their secrets scrubbed too', () => {

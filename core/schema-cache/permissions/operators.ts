@@ -5,9 +5,9 @@
  * that type; `_ceq`-style operators name a column of the current table, or of the permission's
  * own table with `["$", "column"]`, of the same type.
  */
-import { isPlainObject, jsonTypeName } from './args.js';
-import type { ResolvedTable } from '../schema-cache/model.js';
-import { checkValue, checkValues, comparedType, fail, sameType, scalarType, type ComparedType } from './permission-values.js';
+import { isPlainObject, jsonTypeName } from '../../metadata/args.js';
+import type { ResolvedTable } from '../model.js';
+import { checkValue, checkValues, comparedType, fail, sameType, scalarType, type ComparedType } from './values.js';
 
 export interface OperatorScope {
   /** The table whose columns `_ceq: "col"` names. */
@@ -59,6 +59,12 @@ const scalarIs = (t: ComparedType, types: readonly string[]): boolean => !t.isAr
 export function checkColumnComparison(name: string, value: unknown, scope: OperatorScope, path: string): void {
   const column = scope.current.columnsByName.get(name)!;
   const t = comparedType(column, scope.tables);
+  if (t.base === 'json' && !t.isArray) fail('unexpected-payload', 'JSON column can not be part of boolean expression', path);
+  checkOperations(name, t, value, scope, path);
+}
+
+/** Validates `value` against a scalar computed field `name` returning values of type `t`. */
+export function checkComputedComparison(name: string, t: ComparedType, value: unknown, scope: OperatorScope, path: string): void {
   if (t.base === 'json' && !t.isArray) fail('unexpected-payload', 'JSON column can not be part of boolean expression', path);
   checkOperations(name, t, value, scope, path);
 }
@@ -143,6 +149,7 @@ function checkColumnOperand(name: string, t: ComparedType, v: unknown, scope: Op
   if (!rhs) {
     const kind = fieldKind(table, rhsName);
     if (!kind) fail('not-exists', `column "${rhsName}" does not exist`, path);
+    // The reference engine's wording, whatever the source's kind.
     fail('unexpected-payload', `expecting a database column; but, "${rhsName}" is a ${kind}; column operators can only compare postgres columns`, path);
   }
   const rt = comparedType(rhs!, scope.tables);
