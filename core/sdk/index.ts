@@ -35,6 +35,7 @@ export type {
 } from '../metrics/registry.js';
 
 export { tracing, Tracing, SpanKind, tracingConfigFromEnv, parseKeyValues } from '../tracing/tracing.js';
+export { engineWorkerCount } from '../workers/messages.js';
 export type { TracingConfig, TraceContextJson, OtlpProtocol } from '../tracing/tracing.js';
 
 // ---- Errors ---------------------------------------------------------------------------------

@@ -22,8 +22,10 @@ import {
   type SourceConnection,
   type SourceHealth,
   type SubscriptionFieldIR,
+  SpanKind,
   tracing,
 } from '../../../core/sdk/index.js';
+import { PipelineStepError, type PipelineStep } from './pipeline.js';
 import type { ResolvedPgConnection } from './connection-info.js';
 import { PgSourcePool } from './pool.js';
 import { introspectPostgres } from './introspect.js';
@@ -31,7 +33,7 @@ import { compileRootField } from './sql/index.js';
 import { bindValues } from './sql/bind.js';
 import { quoteIdent } from './sql/quote.js';
 import { queryEngineError } from './query-errors.js';
-import { compileMutation, PgCompiledMutation, ProgramRun } from './sql/mutation/index.js';
+import { compileMutation, OneTripMutation, PgCompiledMutation, ProgramRun } from './sql/mutation/index.js';
 
 // The session reaches triggers as the transaction-local setting `svc.user` (always a parameter).
 const SET_SESSION = `SELECT set_config('svc.user', $1, true)`;
@@ -112,18 +114,35 @@ export class PgSourceConnection implements SourceConnection {
     if (plans.every((p) => p.plan.program.kind === 'constant')) {
       return plans.map((p) => (p.plan.program.kind === 'constant' ? p.plan.program.json : 'null'));
     }
+    const traceContext = tracing.active ? tracing.currentTraceContext() : undefined;
+    const session: PipelineStep = traceContext
+      ? { text: SET_SESSION_TRACED, values: [sessionJson, JSON.stringify(traceContext)], name: 'svc_set_session_traced' }
+      : { text: SET_SESSION, values: [sessionJson], name: 'svc_set_session' };
+    const trip = OneTripMutation.of(plans.map((p) => ({ program: p.plan.program, bound: p.bound })), session, sessionJson);
+    if (trip) return this.runInOneTrip(trip, options?.deadline);
     try {
+      // Programs reading earlier statements' rows run statement by statement; BEGIN and the
+      // session setting still share the first round trip.
       return await this.pool.withTransaction(this.pool.isolationLevel, false, async (tx) => {
-        const traceContext = tracing.active ? tracing.currentTraceContext() : undefined;
-        if (traceContext) await tx.queryTextRow(SET_SESSION_TRACED, [sessionJson, JSON.stringify(traceContext)]);
-        else await tx.queryTextRow(SET_SESSION, [sessionJson]);
         const out: string[] = [];
         for (const { plan, bound } of plans) out.push(await new ProgramRun(tx, plan, bound, sessionJson, this.secrets).run());
         return out;
-      }, options?.deadline);
+      }, options?.deadline, [session]);
     } catch (e) {
       // Errors of the engine's own statements are mapped where they ran; this catches BEGIN/COMMIT.
       throw queryEngineError(e, 'COMMIT', this.secrets);
+    }
+  }
+
+  private async runInOneTrip(trip: OneTripMutation, deadline: number | undefined): Promise<string[]> {
+    const run = () => this.pool.transactionInOneTrip(this.pool.isolationLevel, trip.steps, deadline);
+    try {
+      const rows = tracing.active
+        ? await tracing.span('db.query', { 'db.system': 'postgresql', 'db.statement': trip.steps.map((s) => s.text).join(';\n') }, run, SpanKind.CLIENT)
+        : await run();
+      return trip.results(rows);
+    } catch (e) {
+      throw e instanceof PipelineStepError ? trip.error(e, this.secrets) : queryEngineError(e, 'COMMIT', this.secrets);
     }
   }
 
