@@ -125,6 +125,10 @@ export interface KindCapabilities {
   eventTriggers?: boolean;
   /** Remote relationships from the kind's tables (the compiler handles `remoteJoin` fields). */
   remoteRelationships?: boolean;
+  /** `distinct_on` arguments (the compiler handles `SelectFromIR.distinctOn`); without it the schema has none. */
+  distinctOn?: boolean;
+  /** Subscription root fields (the connection implements `compileMultiplexed`/`runMultiplexed`); without it none. */
+  subscriptions?: boolean;
 }
 
 export type KindCapability = keyof KindCapabilities;

@@ -62,7 +62,10 @@ export function addSourceToDraft(draft: SchemaDraft, source: ResolvedSource, ctx
   };
   const namespace = source.customization.root_fields?.namespace;
   addRootEntries(draft.query, rootEntries('query'), namespace, naming.type(`${namespace}_query`));
-  addRootEntries(draft.subscription, rootEntries('subscription'), namespace, naming.type(`${namespace}_subscription`));
+  // A kind declaring capabilities but not `subscriptions` cannot run them: no subscription fields.
+  if (source.capabilities === undefined || source.capabilities.subscriptions === true) {
+    addRootEntries(draft.subscription, rootEntries('subscription'), namespace, naming.type(`${namespace}_subscription`));
+  }
   return draft;
 }
 

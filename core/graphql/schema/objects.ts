@@ -120,7 +120,7 @@ function computedFieldConfig(reg: TypeRegistry, view: TableView, c: TableView['c
 export function selectArgs(reg: TypeRegistry, view: TableView): GraphQLFieldConfigArgumentMap {
   const n = view.naming;
   const args: GraphQLFieldConfigArgumentMap = {};
-  const columns = selectColumnEnum(reg, view);
+  const columns = view.distinctOn === false ? null : selectColumnEnum(reg, view);
   if (columns) {
     args[n.field('distinct_on')] = { type: new GraphQLList(new GraphQLNonNull(columns)), description: 'distinct select on columns' };
   }
