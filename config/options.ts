@@ -126,7 +126,7 @@ export const EXPERIMENTAL_FEATURE_SUPPORT: { readonly [K in ExperimentalFeature]
   gateway_federation: { built: false, note: 'not built (no Apollo federation `_service` / `_entities`)' },
   hide_update_many_fields: { built: true, note: 'hides the `update_<table>_many` root fields' },
   wh_string_numeric_input: { built: false, note: 'not built' },
-  hide_aggregation_predicates: { built: false, note: 'not built (the `<relationship>_aggregate` bool-exp fields stay)' },
+  hide_aggregation_predicates: { built: true, note: 'hides the `<relationship>_aggregate` fields of bool-exp types' },
   hide_stream_fields: { built: true, note: 'hides the `<table>_stream` root fields' },
 };
 
@@ -324,6 +324,18 @@ export const SERVER_OPTIONS = [
     description: 'serve the console on /console (and redirect / there); off, both answer 404',
   },
   {
+    key: 'httpHeadersTimeout', flag: 'http-headers-timeout', env: 'SVC_GRAPHQL_HTTP_HEADERS_TIMEOUT',
+    type: { kind: 'milliseconds', min: 1000 }, default: 20000, scope: 'serve', inEffect: true,
+    note: 'checked every second; the whole request (headers and body) must arrive within max(300 s, this)',
+    description: 'time a client has to send the request headers before the connection is closed (slow clients cannot hold sockets)',
+  },
+  {
+    key: 'workers', flag: 'workers', env: 'SVC_GRAPHQL_WORKERS', type: { kind: 'integer', min: 1, max: 256 },
+    defaultText: 'the number of cores when NODE_ENV=production, else 1', scope: 'serve', inEffect: true,
+    note: 'each worker has its own pools, which split --pg-connections and pool_settings.max_connections between them (rounded up), and its own plan cache; background runners run in worker 1 only; needs a database URL (the embedded database serves one process)',
+    description: 'worker processes serving one port (node:cluster); metadata changes reach every worker at once',
+  },
+  {
     key: 'gracefulShutdownTimeout', flag: 'graceful-shutdown-timeout', env: 'SVC_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT',
     type: SECONDS, default: 60, scope: 'serve', inEffect: true,
     description: 'time to wait for in-flight work before shutting down; unfinished events are marked pending',
@@ -399,6 +411,12 @@ export const SERVER_OPTIONS = [
     key: 'websocketCompression', flag: 'websocket-compression', env: 'SVC_GRAPHQL_CONNECTION_COMPRESSION', type: FLAG,
     default: false, scope: 'serve', feature: 'websockets',
     description: 'compress websocket messages (permessage-deflate, when the client offers it)',
+  },
+  {
+    key: 'wsReadCookie', flag: 'ws-read-cookie', env: 'SVC_GRAPHQL_WS_READ_COOKIE', type: FLAG,
+    default: false, scope: 'serve', feature: 'websockets',
+    description:
+      "pass the handshake's `Cookie` header to websocket authentication even when CORS is disabled (without CORS a browser sends any site's visitors' cookies: a potential security flaw)",
   },
   {
     key: 'websocketKeepalive', flag: 'websocket-keepalive', env: 'SVC_GRAPHQL_WEBSOCKET_KEEPALIVE', type: SECONDS,

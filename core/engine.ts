@@ -4,7 +4,7 @@
  * embedded or not), the schema cache, the HTTP server, the schema sync poll, and an orderly
  * shutdown. `serve` uses it; so do integration tests (with port 0).
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { asValue, type Resolver } from 'awilix';
 import type { ServerConfig } from './config/types.js';
@@ -21,6 +21,7 @@ import { buildSchemaCache } from './schema-cache/builder.js';
 import { SchemaCacheRef } from './schema-cache/ref.js';
 import { createRequestListener, type RequestListeners } from './http/app.js';
 import type { AnyPlugin } from './plugin.js';
+import type { WorkerLink } from './workers/worker.js';
 
 /** How long /healthz waits for the metadata database before reporting an outage. */
 const HEALTH_TIMEOUT_MS = 2_000;
@@ -32,6 +33,8 @@ export interface EngineOptions {
   env?: NodeJS.ProcessEnv;
   /** Use these plugins instead of reading the plugin config (tests). */
   plugins?: { plugins: AnyPlugin[]; options?: Record<string, unknown> };
+  /** This process is worker `worker.id` of --workers N (core/workers). */
+  worker?: WorkerLink;
   /** Container values registered after the plugins, so they win (tests: a metadata store, a kind). */
   overrides?: Readonly<Record<string, unknown>>;
 }
@@ -97,7 +100,10 @@ export async function bootEngine(config: ServerConfig, options: EngineOptions = 
     const cache = await buildSchemaCache(schemaCacheBuilderDeps({ container, hooks, config, connections }), stored.metadata, stored.resourceVersion);
     const ref = new SchemaCacheRef(cache);
     for (const o of cache.inconsistentObjects) logger.warn('metadata', { message: 'inconsistent object', object: o });
-    const service = new MetadataService({ store, ref, connections, container, hooks, config, logger });
+    const worker = options.worker;
+    const service = new MetadataService({ store, ref, connections, container, hooks, config, logger, ...(worker ? { peers: worker.peers } : {}) });
+    // Changes other workers made while this one was starting are applied before it serves.
+    if (worker) await worker.attach(service, logger);
     container.register({
       schemaCacheRef: asValue(ref),
       sourceConnections: asValue(connections),
@@ -113,6 +119,8 @@ export async function bootEngine(config: ServerConfig, options: EngineOptions = 
       logger,
       container,
       isMetadataConsistent: () => ref.current.inconsistentObjects.length === 0,
+      // Which worker answered, for seeing the load spread (development only).
+      ...(worker && config.devMode ? { workerHeader: String(worker.id) } : {}),
       ...(store.reachable ? { isMetadataStoreReachable: () => store.reachable!(HEALTH_TIMEOUT_MS) } : {}),
     });
     return { kernel, ref, service, listener, dispose, logger };
@@ -126,12 +134,13 @@ export async function startEngine(config: ServerConfig, options: EngineOptions =
   const core = await bootEngine(config, options);
   const { kernel, ref, service, listener, logger } = core;
   const { hooks } = kernel;
+  const worker = options.worker;
   const cleanups: Array<() => Promise<void>> = [() => core.dispose()];
   const cleanup = async () => {
     for (const fn of cleanups.reverse()) await fn().catch(() => {});
   };
   try {
-    const server = createServer(listener.request);
+    const server = createServer(serverOptions(config), listener.request);
     server.on('upgrade', listener.upgrade);
     await listen(server, config.serverHost === '*' ? undefined : config.serverHost, config.serverPort);
     const port = (server.address() as AddressInfo).port;
@@ -155,7 +164,10 @@ export async function startEngine(config: ServerConfig, options: EngineOptions =
     }
 
     logger.info('startup', { kind: 'server', message: `server listening on port ${port}`, port, host: config.serverHost });
-    await hooks.onEvent.promise({ type: 'server.started', host: config.serverHost, port });
+    // Background work (event delivery, cron and scheduled events, async actions, cleanups) runs
+    // once per engine: in worker 1 of --workers N.
+    const background = worker === undefined || worker.id === 1;
+    await hooks.onEvent.promise({ type: 'server.started', host: config.serverHost, port, background });
 
     let closing: Promise<void> | undefined;
     return {
@@ -179,6 +191,17 @@ export async function startEngine(config: ServerConfig, options: EngineOptions =
     await cleanup();
     throw e;
   }
+}
+
+/**
+ * Slow clients: a connection must deliver its headers within --http-headers-timeout and the whole
+ * request within max(300 s, that); Node checks these only every `connectionsCheckingInterval`
+ * (30 s by default), so a trickling client could hold its socket that much longer. A slow client
+ * costs a socket and no more (the event loop never waits for it), so it cannot starve others.
+ */
+export function serverOptions(config: Pick<ServerConfig, 'httpHeadersTimeout'>): ServerOptions {
+  const headersTimeout = config.httpHeadersTimeout;
+  return { headersTimeout, requestTimeout: Math.max(300_000, headersTimeout), connectionsCheckingInterval: 1_000 };
 }
 
 function listen(server: Server, host: string | undefined, port: number): Promise<void> {

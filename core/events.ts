@@ -5,7 +5,11 @@
 import type { SchemaCache } from './schema-cache/cache.js';
 
 export type PlatformEvent =
-  | { type: 'server.started'; host: string; port: number }
+  /**
+   * `background`: this process runs the engine's background work (event delivery, scheduled
+   * triggers, async actions, cleanups); false in workers 2..N of --workers, which only serve.
+   */
+  | { type: 'server.started'; host: string; port: number; background: boolean }
   | { type: 'shutdown.started'; reason: string }
   | { type: 'metadata.changed'; resourceVersion: number; origin: 'local' | 'remote' }
   | { type: 'schema-cache.rebuilt'; cache: SchemaCache };

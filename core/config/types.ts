@@ -54,6 +54,10 @@ export interface ServerConfig {
   /** Unset means "as --dev-mode": the console is on for development only. */
   enableConsole?: boolean;
   gracefulShutdownTimeout: number;
+  /** Milliseconds a client has to send the request headers. */
+  httpHeadersTimeout: number;
+  /** Worker processes on one port; unset: the number of cores with NODE_ENV=production, else 1. */
+  workers?: number;
 
   // Features
   enableAllowlist: boolean;
@@ -69,6 +73,8 @@ export interface ServerConfig {
   inferFunctionPermissions: boolean;
   stringifyNumericTypes: boolean;
   websocketCompression: boolean;
+  /** Keep the websocket handshake's `Cookie` when CORS is disabled (dropped otherwise). */
+  wsReadCookie: boolean;
   websocketKeepalive: number;
   websocketConnectionInitTimeout: number;
   closeWebsocketsOnMetadataChange: boolean;

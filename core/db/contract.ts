@@ -126,6 +126,10 @@ export interface KindCapabilities {
   eventTriggers?: boolean;
   /** Remote relationships from the kind's tables (the compiler handles `remoteJoin` fields). */
   remoteRelationships?: boolean;
+  /** `distinct_on` arguments (the compiler handles `SelectFromIR.distinctOn`); without it the schema has none. */
+  distinctOn?: boolean;
+  /** Subscription root fields (the connection implements `compileMultiplexed`/`runMultiplexed`); without it none. */
+  subscriptions?: boolean;
 }
 
 export type KindCapability = keyof KindCapabilities;
@@ -212,6 +216,12 @@ export interface SourceConnection {
    * (then subscriptions poll). Called once per source connection; the feed closes with it.
    */
   changeFeed?(listener: ChangeFeedListener): Promise<ChangeFeed | null>;
+  /**
+   * Removes what change tracking installed in the database: from `tables`, or from every table
+   * (and its shared objects) when 'all'. Resolves the number of tables it was removed from.
+   * Optional: only kinds with `changeFeed` install anything.
+   */
+  dropChangeTracking?(tables: readonly TableRef[] | 'all'): Promise<number>;
   /**
    * With `capabilities.enumTables`: the rows of an enum table (`is_enum`), each key and comment
    * read as text, in one statement. A failure rejects with the message the reference engine

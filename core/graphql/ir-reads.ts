@@ -69,6 +69,10 @@ export class IrReadsWalker {
       case 'exists':
         this.table(e.target);
         return this.boolExp(e.where);
+      case 'computedTable':
+        this.table(e.target);
+        this.call(e.call);
+        return this.boolExp(e.where);
       case 'aggregatePredicate':
         this.table(e.target);
         this.boolExp(e.filter);
@@ -91,6 +95,10 @@ export class IrReadsWalker {
         return this.order(e.expr);
       case 'arrayAggregate':
         this.table(e.target);
+        return this.boolExp(e.filter);
+      case 'computedAggregate':
+        this.table(e.target);
+        this.call(e.call);
         return this.boolExp(e.filter);
       case 'column':
         if (e.visibleWhen) this.boolExp(e.visibleWhen);

@@ -8,6 +8,8 @@
  * user of a role).
  */
 
+import type { AggregatePredicateFn } from './aggregate-predicates.js';
+
 export interface TableRef {
   schema: string;
   name: string;
@@ -85,12 +87,15 @@ export type BoolExpIR =
   | { kind: 'relationship'; target: TableRef; mapping: Array<[string, string]>; where: BoolExpIR }
   /** `_exists`: an uncorrelated EXISTS over any table of the source. */
   | { kind: 'exists'; target: TableRef; where: BoolExpIR }
+  /** Through a computed field returning rows of `target`: EXISTS a row of the call matching `where`. */
+  | { kind: 'computedTable'; call: FunctionCallIR; target: TableRef; where: BoolExpIR }
   /** Aggregate predicate over an array relationship: e.g. count of related rows matching `filter` > 2. */
   | {
       kind: 'aggregatePredicate';
       target: TableRef;
       mapping: Array<[string, string]>;
-      fn: 'count' | 'bool_and' | 'bool_or';
+      /** See core/graphql/aggregate-predicates.ts; `args` are column names (`corr`: Y then X). */
+      fn: AggregatePredicateFn;
       args: string[];
       distinct: boolean;
       filter: BoolExpIR | null;
@@ -112,6 +117,15 @@ export type OrderExprIR =
       filter: BoolExpIR | null;
       fn: 'count' | AggregateFn;
       column?: { name: string; type: string };
+    }
+  /** Order by an aggregate over the rows a computed field returns (`<field>_aggregate`). */
+  | {
+      kind: 'computedAggregate';
+      call: FunctionCallIR;
+      target: TableRef;
+      filter: BoolExpIR | null;
+      fn: 'count' | AggregateFn;
+      column?: { name: string; type: string };
     };
 
 export interface OrderByIR {
@@ -126,8 +140,12 @@ export type AggregateFn =
   | 'variance' | 'var_pop' | 'var_samp';
 
 export type FieldIR =
-  /** `visibleWhen`: the value is null unless the row passes it (inherited roles' hidden cells). */
-  | { kind: 'column'; alias: string; name: string; type: string; visibleWhen?: BoolExpIR }
+  /**
+   * `jsonPath`: a json/jsonb column's `path` argument, the value at that path (`#>`). `upper`: the
+   * text value upper-cased (enum-table values under the graphql-default naming convention).
+   * `visibleWhen`: the value is null unless the row passes it (inherited roles' hidden cells).
+   */
+  | { kind: 'column'; alias: string; name: string; type: string; jsonPath?: Array<string | number>; upper?: true; visibleWhen?: BoolExpIR }
   | { kind: 'typename'; alias: string; typeName: string }
   | { kind: 'objectRelationship'; alias: string; mapping: Array<[string, string]>; select: SelectIR }
   | { kind: 'arrayRelationship'; alias: string; mapping: Array<[string, string]>; select: SelectIR }

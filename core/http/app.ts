@@ -29,6 +29,8 @@ export interface HttpAppDeps {
   isMetadataConsistent(): boolean;
   /** Whether the metadata database answers now (for /healthz); absent: assumed to. */
   isMetadataStoreReachable?(): Promise<boolean>;
+  /** Sent as `x-svc-worker` on every response (--workers in --dev-mode). */
+  workerHeader?: string;
 }
 
 export interface RequestListeners {
@@ -44,8 +46,10 @@ export function createRequestListener(deps: HttpAppDeps): RequestListeners {
   const koa = app.callback();
   const metrics = deps.container.resolve<MetricsRegistry>('metrics');
   const dispatch = { logger: deps.logger, metrics, cors: deps.config.disableCors ? null : corsPolicy(deps.config) };
+  const workerHeader = deps.workerHeader;
   return {
     request(req, res) {
+      if (workerHeader !== undefined) res.setHeader('x-svc-worker', workerHeader);
       const handler = raw.match(req);
       if (handler) void dispatchRaw(handler, req, res, dispatch);
       else void koa(req, res);

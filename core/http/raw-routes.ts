@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { gzip } from 'node:zlib';
+import { constants as zlib, gzip, gzipSync } from 'node:zlib';
 import { promisify } from 'node:util';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
@@ -16,7 +16,19 @@ import { errorBody, toEngineError } from './error-response.js';
 import { corsHeaders, type CorsPolicy } from './cors.js';
 
 const gzipAsync = promisify(gzip);
-const COMPRESS_THRESHOLD = 1024;
+/**
+ * As the reference engine: every answer is gzipped (at the fastest level) when the client lists
+ * `gzip` in Accept-Encoding, whatever its size. Small bodies are compressed inline, where a trip
+ * to the thread pool would cost more than the compression.
+ */
+const GZIP_OPTIONS = { level: zlib.Z_BEST_SPEED };
+const INLINE_GZIP_LIMIT = 16 * 1024;
+
+/** The reference's reading of Accept-Encoding: a comma-separated list holding the token `gzip`. */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  return header.split(',').some((v) => v.trim() === 'gzip');
+}
 
 export interface RawRequest {
   req: IncomingMessage;
@@ -118,9 +130,8 @@ export async function dispatchRaw(handler: RawHandler, req: IncomingMessage, res
     for (const [name, value] of corsHeaders(deps.cors, req.headers.origin)) appendHeader(headers, name, value);
   }
   let payload: Buffer | string = response.body;
-  const accepts = req.headers['accept-encoding'];
-  if (accepts && /\bgzip\b/.test(accepts) && Buffer.byteLength(payload) >= COMPRESS_THRESHOLD) {
-    payload = await gzipAsync(payload);
+  if (acceptsGzip(req.headers['accept-encoding'])) {
+    payload = Buffer.byteLength(payload) <= INLINE_GZIP_LIMIT ? gzipSync(payload, GZIP_OPTIONS) : await gzipAsync(payload, GZIP_OPTIONS);
     headers['content-encoding'] = 'gzip';
     appendHeader(headers, 'vary', 'Accept-Encoding');
   }

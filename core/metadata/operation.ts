@@ -11,7 +11,7 @@ import type { DatabaseKind } from '../db/contract.js';
 import type { Session } from '../auth/session.js';
 import type { ServerConfig } from '../config/types.js';
 import type { ReloadRequest, SchemaCache } from '../schema-cache/cache.js';
-import type { MetadataDocument } from './types.js';
+import type { InconsistentObject, MetadataDocument } from './types.js';
 
 export interface MetadataOperation {
   type: string;
@@ -47,6 +47,11 @@ export interface OperationContext {
   invalidateCatalog?(sourceName: string): void;
   /** Persist even if the rebuilt metadata has inconsistencies (replace_metadata's flag). */
   allowInconsistency(): void;
+  /**
+   * Later operations of the request are judged against these inconsistencies instead of the live
+   * snapshot's (reload_metadata: what the databases now hold is accepted, as the reference does).
+   */
+  acceptInconsistencies?(objects: readonly InconsistentObject[]): void;
   /**
    * Work on data outside the metadata that must follow this change only once it is committed
    * (an action's stored results on drop): never run when the request fails or is refused.
@@ -85,8 +90,8 @@ const DATA_OPERATIONS_KEY = 'metadataDataOperations';
 
 /**
  * The operation types that work on a source's data rather than on the metadata (the legacy
- * `/v1/query` `select`, `insert`, `update`, `delete`, `count`), registered by the plugins that
- * handle them. The reference engine lets any role send those on `/v1/query` (their handlers
+ * `select`, `insert`, `update`, `delete`, `count`), registered by the plugins that handle them.
+ * The reference engine lets any role send those on `/v1/query` and `/v2/query` (their handlers
  * apply the role's permissions; everything else there is admin-only), so the service lets a
  * request made only of them through without an admin session, runs it outside the metadata
  * write lock, and never rebuilds or persists anything for it.

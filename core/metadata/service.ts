@@ -25,7 +25,22 @@ import { dataOperationTypes, type MetadataEndpoint, type MetadataOperation, type
 import { Mutex } from './mutex.js';
 import { jsonTypeName } from '../json-type.js';
 
+/**
+ * Other processes of this engine (--workers): told of a change this process made and installed,
+ * and awaited before the request answers, so the next request sees it whichever worker serves it.
+ */
+export interface MetadataPeers {
+  changed(change: PeerChange): Promise<void>;
+}
+
+export interface PeerChange {
+  resourceVersion: number;
+  /** What the request re-read from the databases (reload_metadata, run_sql); peers re-read it too. */
+  reload: ReloadRequest | null;
+}
+
 export interface MetadataServiceDeps {
+  peers?: MetadataPeers;
   store: MetadataStore;
   ref: SchemaCacheRef;
   connections: SourceConnections;
@@ -39,6 +54,8 @@ interface RequestState {
   changed: boolean;
   reload: ReloadRequest | null;
   allowInconsistent: boolean;
+  /** What new inconsistencies are judged against when set (after a reload), instead of the live cache's. */
+  accepted: readonly InconsistentObject[] | null;
   catalogs: Map<string, DatabaseCatalog>;
   preview: { draftJson: string; cache: SchemaCache } | null;
   /** Work to run once the change is committed (`afterCommit` of operations and apply taps). */
@@ -56,7 +73,7 @@ export class MetadataService {
 
   /** Handles one request body on a metadata endpoint for an authenticated session. */
   async handle(body: unknown, session: Session, endpoint: MetadataEndpoint): Promise<OperationResult> {
-    const dataOnly = endpoint === 'query' && this.isDataRequest(body);
+    const dataOnly = (endpoint === 'query' || endpoint === 'schema') && this.isDataRequest(body);
     if (!isAdmin(session) && !dataOnly) throw new EngineError('access-denied', 'restricted access : admin only', { path: '$' });
     const op = parseOperation(body, '$');
     const bulk = op.type === 'bulk';
@@ -69,7 +86,12 @@ export class MetadataService {
     }
     // Data operations never change the metadata: they need neither the write lock nor a fresh read.
     if (dataOnly) return this.run(ops, bulk, op.resource_version, session, endpoint, false);
-    return this.mutex.run(() => this.run(ops, bulk, op.resource_version, session, endpoint, true));
+    const changes: PeerChange[] = [];
+    const result = await this.mutex.run(() => this.run(ops, bulk, op.resource_version, session, endpoint, true, changes));
+    // Outside the mutex: a worker catching up with another's change takes its own mutex, and two
+    // workers each waiting for the other while holding theirs would deadlock.
+    if (this.deps.peers) for (const change of changes) await this.deps.peers.changed(change);
+    return result;
   }
 
   /** A single data operation, or a non-empty bulk of them only (see `dataOperationTypes`). */
@@ -86,6 +108,28 @@ export class MetadataService {
   /** Reloads the metadata from the store if another engine changed it; returns the live cache. */
   async syncFromStore(): Promise<SchemaCache> {
     return this.mutex.run(() => this.freshen());
+  }
+
+  /**
+   * Another worker of this engine changed the metadata (or re-read databases): catch up now. A
+   * reload rebuilds even when the stored version did not move, re-reading what the peer re-read.
+   */
+  async applyPeerChange(change: PeerChange): Promise<void> {
+    await this.mutex.run(async () => {
+      if (change.reload === null) {
+        await this.freshen();
+        return;
+      }
+      const live = this.deps.ref.current;
+      const { metadata, resourceVersion } = await this.deps.store.read();
+      const reload = change.reload;
+      const catalogs = new Map<string, DatabaseCatalog>();
+      if (reload.sources !== true) {
+        const names = reload.sources === false ? [] : reload.sources;
+        for (const [name, source] of live.sources) if (!names.includes(name)) catalogs.set(name, source.catalog);
+      }
+      this.install(await buildSchemaCache(this.builderDeps, metadata, resourceVersion, { catalogs, reload }), 'remote');
+    });
   }
 
   private async freshen(): Promise<SchemaCache> {
@@ -116,6 +160,7 @@ export class MetadataService {
     session: Session,
     endpoint: MetadataEndpoint,
     lock: boolean,
+    changes: PeerChange[] = [],
   ): Promise<OperationResult> {
     const cache = lock ? await this.freshen() : this.deps.ref.current;
     if (resourceVersion !== undefined && resourceVersion !== cache.resourceVersion) {
@@ -125,7 +170,15 @@ export class MetadataService {
         { status: 409, path: '$' },
       );
     }
-    const state: RequestState = { changed: false, reload: null, allowInconsistent: false, catalogs: new Map(), preview: null, committed: [] };
+    const state: RequestState = {
+      changed: false,
+      reload: null,
+      allowInconsistent: false,
+      accepted: null,
+      catalogs: new Map(),
+      preview: null,
+      committed: [],
+    };
     // Copied on first use: requests that only read (data operations, exports) never pay for it.
     let draft: MetadataDocument | undefined;
     const draftRef = {
@@ -163,7 +216,7 @@ export class MetadataService {
       }
       const next = await this.preview(draftRef.draft, cache, state);
       if (state.changed) {
-        const added = newInconsistencies(cache.inconsistentObjects, next.inconsistentObjects);
+        const added = newInconsistencies(state.accepted ?? cache.inconsistentObjects, next.inconsistentObjects);
         if (added.length > 0 && !state.allowInconsistent) {
           throw new EngineError('unexpected', 'cannot continue due to new inconsistent metadata', {
             status: 400,
@@ -176,6 +229,7 @@ export class MetadataService {
       await this.deps.hooks.onMetadataApply.promise({ previous: cache, next, reload: state.reload, afterCommit: (work) => committed.push(work) });
       if (state.changed) next.resourceVersion = await this.deps.store.write(draftRef.draft, cache.resourceVersion);
       this.install(next, 'local');
+      changes.push({ resourceVersion: next.resourceVersion, reload: state.reload });
       for (const work of committed) {
         try {
           await work();
@@ -244,6 +298,9 @@ export class MetadataService {
       },
       allowInconsistency: () => {
         state.allowInconsistent = true;
+      },
+      acceptInconsistencies: (objects) => {
+        state.accepted = objects;
       },
       afterCommit: (work) => {
         state.committed.push(work);

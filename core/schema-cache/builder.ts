@@ -112,11 +112,13 @@ async function buildSource(deps: BuilderDeps, meta: SourceMetadata, known?: Data
     kind.validateConfiguration(meta.configuration, '$.configuration');
     const connection = deps.connections.get(meta.name, kind, meta.configuration);
     const catalog = known ?? (await connection.introspect());
-    return await resolveSource(meta, catalog, connection, {
+    const resolved = await resolveSource(meta, catalog, connection, {
       env: deps.container.hasRegistration('env') ? deps.container.resolve<NodeJS.ProcessEnv>('env') : process.env,
       defaultTriggerOnReplication: kind.eventTriggers?.defaultTriggerOnReplication ?? false,
       scalarTypes: scalarTypesOf(kind),
     });
+    resolved.source.capabilities = kind.capabilities ?? {};
+    return resolved;
   } catch (e) {
     return fail((e as Error).message);
   }

@@ -18,7 +18,7 @@ import type {
   TableMetadata,
   UpdatePermission,
 } from '../metadata/types.js';
-import type { SourceConnection } from '../db/contract.js';
+import type { KindCapabilities, SourceConnection } from '../db/contract.js';
 import type { TypeOperators } from '../db/operators.js';
 import type { ScalarTypes } from '../db/scalar-types.js';
 import type { ResolvedEventTrigger } from './resolve/event-triggers.js';
@@ -185,4 +185,10 @@ export interface ResolvedSource {
   tables: Map<string, ResolvedTable>;
   /** Tracked functions that resolved, by `schema.name`; absent when the source has none. */
   functions?: Map<string, ResolvedFunction>;
+  /**
+   * What the source's kind declared: the schema generator leaves out fields of capabilities it
+   * lacks (`distinctOn`, `subscriptions`). Absent (sources built outside the schema cache
+   * builder): every field.
+   */
+  capabilities?: Readonly<KindCapabilities>;
 }

@@ -35,6 +35,7 @@ export type {
 } from '../metrics/registry.js';
 
 export { tracing, Tracing, SpanKind, tracingConfigFromEnv, parseKeyValues } from '../tracing/tracing.js';
+export { engineWorkerCount } from '../workers/messages.js';
 export type { TracingConfig, TraceContextJson, OtlpProtocol } from '../tracing/tracing.js';
 
 // ---- Errors ---------------------------------------------------------------------------------
@@ -142,6 +143,7 @@ export type { RawSqlOptions, RawSqlResult } from '../db/raw-sql.js';
 
 // ---- Query and mutation IR ------------------------------------------------------------------
 export type * from '../graphql/ir.js';
+export { AGGREGATE_PREDICATES, PAIR_ARGUMENTS, type AggregatePredicateFn, type AggregatePredicateSignature } from '../graphql/aggregate-predicates.js';
 export type * from '../graphql/ir-mutation.js';
 export { returningSelect } from '../graphql/ir-mutation.js';
 

@@ -31,6 +31,8 @@ export class FirstRunError extends Error {
 }
 
 export interface SubscriptionHandle {
+  /** A stream (every batch must reach the subscriber), not a live query (only the newest result matters). */
+  readonly streaming: boolean;
   /** Stops the subscription; idempotent. */
   stop(): void;
 }
@@ -105,6 +107,7 @@ export class SubscriptionManager {
     }
     let stopped = false;
     return {
+      streaming: plan.statement.streaming,
       stop: () => {
         if (stopped) return;
         stopped = true;
@@ -129,7 +132,8 @@ export class SubscriptionManager {
     } catch (e) {
       throw new FirstRunError(e);
     }
-    return { stop: () => polled.stop() };
+    // Each message is the answer's current state, as a live query's: not a stream.
+    return { streaming: false, stop: () => polled.stop() };
   }
 
   private errorsJsonFor(session: Session): (e: unknown) => string {

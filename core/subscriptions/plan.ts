@@ -58,6 +58,11 @@ function buildPlan(steps: readonly RootStep[], options: CompileOptions): Subscri
       }
     });
   const fields = toFields(steps);
+  // Several root fields (@_multiple_top_level_fields) share one statement; a stream's cursor
+  // cannot be shared with anything, so a stream stays alone.
+  if (initialCursor !== null && steps.length > 1) {
+    throw new EngineError('not-supported', 'a streaming subscription must select one top level field', { path: '$' });
+  }
   const found = target as { source: string; connection: SourceConnection } | null;
   if (!found) throw new EngineError('validation-failed', 'a subscription must select at least one field of a database source', { path: '$' });
   const conn = found.connection;

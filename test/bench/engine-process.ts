@@ -113,6 +113,13 @@ const USER_PERMISSIONS: Record<string, unknown[]> = {
   ],
 };
 
+/** Q8: a user may rename only themselves, and the row must keep an example.com email. */
+const USER_UPDATE_PERMISSIONS: Record<string, unknown[]> = {
+  author: [
+    { role: 'user', permission: { columns: ['name'], filter: { id: { _eq: 'X-Svc-User-Id' } }, check: { email: { _like: '%@example.com' } } } },
+  ],
+};
+
 export async function configureEngine(url: string, poolSize: number): Promise<void> {
   const exported = await metadata(url, { type: 'export_metadata', args: {} });
   // A re-run on the same database starts from a clean source.
@@ -134,9 +141,11 @@ export async function configureEngine(url: string, poolSize: number): Promise<vo
   const info = source.configuration.connection_info;
   info.pool_settings = { ...(info.pool_settings ?? {}), max_connections: poolSize };
   info.use_prepared_statements = true;
-  for (const t of source.tables as Array<{ table: { name: string }; select_permissions?: unknown[] }>) {
+  for (const t of source.tables as Array<{ table: { name: string }; select_permissions?: unknown[]; update_permissions?: unknown[] }>) {
     const perms = USER_PERMISSIONS[t.table.name];
     if (perms) t.select_permissions = perms;
+    const updates = USER_UPDATE_PERMISSIONS[t.table.name];
+    if (updates) t.update_permissions = updates;
   }
   await metadata(url, { type: 'replace_metadata', args: md });
 }

@@ -49,6 +49,18 @@ async function checkInsert(dbUrl: string, data: unknown, vars: Vars): Promise<st
   return isDeepStrictEqual(row, want) ? null : `inserted row ${JSON.stringify(row)}, expected ${JSON.stringify(want)}`;
 }
 
+/** Q8: the answer is the row as it now is, with the new name. */
+async function checkUpdate(dbUrl: string, data: unknown, vars: Vars): Promise<string | null> {
+  const got = (data as Record<string, unknown> | null)?.['update_author_by_pk'];
+  const row = await psqlJson(dbUrl, `SELECT json_build_object('id', id, 'name', name) FROM author WHERE id = ${Number(vars['id'])}`);
+  const want = { id: vars['id'], name: vars['n'] };
+  if (!isDeepStrictEqual(row, want)) return `updated row ${JSON.stringify(row)}, expected ${JSON.stringify(want)}`;
+  return isDeepStrictEqual(got, want) ? null : `answered ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`;
+}
+
+const checkWrite = (q: BenchQuery, dbUrl: string, data: unknown, vars: Vars): Promise<string | null> =>
+  rootField(q) === 'update_author_by_pk' ? checkUpdate(dbUrl, data, vars) : checkInsert(dbUrl, data, vars);
+
 /** Null when the candidate passes; otherwise what differed. */
 export async function gateHttp(dbUrl: string, c: HttpCandidate, q: BenchQuery): Promise<string | null> {
   for (const vars of q.samples) {
@@ -59,7 +71,7 @@ export async function gateHttp(dbUrl: string, c: HttpCandidate, q: BenchQuery): 
       return (e as Error).message;
     }
     if (q.mutation) {
-      const problem = await checkInsert(dbUrl, data, vars);
+      const problem = await checkWrite(q, dbUrl, data, vars);
       if (problem) return problem;
       continue;
     }

@@ -35,7 +35,14 @@ describe('bench:limits --quick (smoke)', function () {
   after(() => db?.drop());
 
   it('serves Q7 in every scenario with limits set, none refused', () => {
-    expect(results.map((r) => r.name)).to.deep.equal(['no limits', 'depth+node+batch+time', '+ rate (metadata database)', '+ rate (Redis)']);
+    expect(results.map((r) => r.name)).to.deep.equal([
+      'no limits',
+      'depth+node+batch+time',
+      '+ rate per user (metadata database)',
+      '+ rate per role (metadata database)',
+      '+ rate per user (Redis)',
+      '+ rate per role (Redis)',
+    ]);
     for (const r of results) expect(r.runs[0]!.requests, r.name).to.be.above(0);
   });
 });

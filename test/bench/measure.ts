@@ -3,7 +3,7 @@
  * time read from /proc before and after. A run with any failed request is void.
  */
 import { loadavg } from 'node:os';
-import { processCpuMicros, treeCpuMicros } from './proc.js';
+import { treeCpuMicros } from './proc.js';
 import { runWrk, type WrkTarget } from './wrk.js';
 import { pgbenchScript, runPgbench } from './pgbench.js';
 import { summarize, type Candidate, type Measurement, type RunSample } from './results.js';
@@ -40,10 +40,11 @@ export async function measureHttp(
   const runs: RunSample[] = [];
   for (let rep = 0; rep < ctx.repetitions; rep++) {
     await ctx.beforeRun?.();
-    const cpu0 = processCpuMicros(pid);
+    // The process and its children: the workers of an engine run with --workers.
+    const cpu0 = treeCpuMicros(pid);
     const pg0 = pgCpu(ctx);
     const r = await runWrk(target, connections, ctx.durationSeconds, ctx.workDir, seedBase + rep);
-    const cpu = processCpuMicros(pid) - cpu0;
+    const cpu = treeCpuMicros(pid) - cpu0;
     const pg = pgCpu(ctx) - pg0;
     const n = Math.max(r.requests, 1);
     const problems = [

@@ -1,5 +1,5 @@
 /**
- * The plan's queries Q0-Q7: the engine's GraphQL, how wrk varies the variables, sample variables
+ * The plan's queries Q0-Q8: the engine's GraphQL, how wrk varies the variables, sample variables
  * for the correctness gate, a reference written in plain SQL (independent of the engine's SQL),
  * and PostGraphile's equivalent (aliased to our names, so the `data` compares as it is; its
  * inflected field names are looked up by introspection: `{{Author->[Article]}}` is the field of
@@ -140,6 +140,22 @@ export const QUERIES: BenchQuery[] = [
     reference: (v) =>
       `SELECT json_build_object('author_by_pk', (SELECT json_build_object('id', id, 'name', name, 'email', email) FROM author WHERE id = ${v['id']}))`,
     postgraphile: { why: 'needs row-level security and JWT roles in PostgreSQL; not set up' },
+  },
+  {
+    id: 'Q8',
+    title: 'mutation `update_author_by_pk` as role `user` (filter and check on the row)',
+    graphql: 'mutation Q8($id: Int!, $n: String!) { update_author_by_pk(pk_columns: {id: $id}, _set: {name: $n}) { id name } }',
+    vars: [int('id', 1, 10_000), { name: 'n', kind: 'text', prefix: 'bench name ' }],
+    userIdVar: 'id',
+    mutation: true,
+    samples: [{ id: 42, n: 'gate name' }],
+    reference: null,
+    postgraphile: { why: 'needs row-level security and JWT roles in PostgreSQL; not set up' },
+    // The floor and pgbench run the bare UPDATE (no session, no check), as Q6's run the bare INSERT.
+    manualSql: {
+      pgbench: "UPDATE author SET name = 'bench name ' || {{n}} WHERE id = {{id}} RETURNING json_build_object('id', id, 'name', name)::text AS root",
+      floor: "UPDATE author SET name = {{n}}::text WHERE id = {{id}}::int4 RETURNING json_build_object('id', id, 'name', name)::text AS root",
+    },
   },
 ];
 

@@ -32,7 +32,7 @@ export function stubKind(kindOrPrefix: string): DatabaseKind {
     // Every stand-in types its columns as PostgreSQL does (the catalogs of these tests are postgres').
     scalarTypes: POSTGRES_SCALAR_TYPES,
     // The postgres stand-in has every capability; the others only what every kind has.
-    capabilities: prefix === 'pg' ? { functions: true, computedFields: true, enumTables: true, runSql: true, mutations: true } : {},
+    capabilities: prefix === 'pg' ? { functions: true, computedFields: true, enumTables: true, runSql: true, mutations: true, distinctOn: true, subscriptions: true } : {},
     validateConfiguration(configuration: unknown, path: string): void {
       if (typeof configuration !== 'object' || configuration === null || Array.isArray(configuration)) {
         throw new EngineError('parse-failed', 'expected Object, but encountered ' + typeof configuration, { path });

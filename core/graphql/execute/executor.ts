@@ -4,7 +4,17 @@
  * field, and the response spliced together from the database's JSON text without parsing it.
  * Mutation fields run first, one transaction per source (./mutation.ts), then splice the same way.
  */
-import { execute, getOperationAST, getVariableValues, Kind, type FragmentDefinitionNode } from 'graphql';
+import {
+  execute,
+  getOperationAST,
+  getVariableValues,
+  Kind,
+  visit,
+  type ASTNode,
+  type FragmentDefinitionNode,
+  type TypeNode,
+  type VariableDefinitionNode,
+} from 'graphql';
 import { EngineError } from '../../errors.js';
 import type { Session } from '../../auth/session.js';
 import type { ServerConfig } from '../../config/types.js';
@@ -360,12 +370,95 @@ function startRemoteGroups(steps: readonly RootStep[], external: ExternalContext
   return out;
 }
 
+/** The JSON kinds the built-in scalars take, and how the reference names what it expected. */
+const SCALAR_VARIABLES: Readonly<Record<string, { expected: string; ok(v: unknown): boolean }>> = {
+  Int: { expected: 'a 32-bit integer', ok: (v) => typeof v === 'number' },
+  Float: { expected: 'a float', ok: (v) => typeof v === 'number' },
+  String: { expected: 'a string', ok: (v) => typeof v === 'string' },
+  Boolean: { expected: 'a boolean', ok: (v) => typeof v === 'boolean' },
+};
+
+function describeJson(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  return { boolean: 'a boolean', string: 'a string', number: 'a number', object: 'an object' }[typeof v as string] ?? 'a value';
+}
+
+/**
+ * The reference engine's errors for the commonest variable mistakes: a required variable left out
+ * (`expecting a value for non-nullable variable: "id"`), and a built-in scalar given the wrong
+ * JSON kind (`expected a 32-bit integer for type 'Int', but found a string`). Anything else is
+ * left to graphql-js's coercion.
+ */
+function variableProblem(definitions: readonly VariableDefinitionNode[], values: Record<string, unknown>): EngineError | null {
+  for (const d of definitions) {
+    const name = d.variable.name.value;
+    const value = values[name];
+    if (value === undefined) {
+      if (d.type.kind === Kind.NON_NULL_TYPE && !d.defaultValue) {
+        return new EngineError('validation-failed', `expecting a value for non-nullable variable: "${name}"`, { path: '$' });
+      }
+      continue;
+    }
+    const nonNull = d.type.kind === Kind.NON_NULL_TYPE;
+    const inner = nonNull ? (d.type as { type: TypeNode }).type : d.type;
+    if (inner.kind !== Kind.NAMED_TYPE || (value === null && !nonNull)) continue;
+    const scalar = SCALAR_VARIABLES[inner.name.value];
+    if (scalar && !scalar.ok(value)) {
+      const message = `expected ${scalar.expected} for type '${inner.name.value}', but found ${describeJson(value)}`;
+      return new EngineError('validation-failed', message, { path: '$.variableValues' });
+    }
+  }
+  return null;
+}
+
 const NO_VARIABLES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+const USED_VARIABLES = new WeakMap<PreparedOperation, ReadonlySet<string>>();
+
+/** The variables the operation reads, through the fragments it spreads; computed once per plan. */
+function usedVariables(prepared: PreparedOperation): ReadonlySet<string> {
+  let used = USED_VARIABLES.get(prepared);
+  if (used) return used;
+  const names = new Set<string>();
+  const seen = new Set<string>();
+  const pending: ASTNode[] = [prepared.operation.selectionSet, ...(prepared.operation.directives ?? [])];
+  while (pending.length > 0) {
+    visit(pending.pop()!, {
+      Variable(node) {
+        names.add(node.name.value);
+      },
+      FragmentSpread(node) {
+        const fragment = prepared.fragments[node.name.value];
+        if (fragment && !seen.has(node.name.value)) {
+          seen.add(node.name.value);
+          pending.push(fragment);
+        }
+      },
+    });
+  }
+  used = names;
+  USED_VARIABLES.set(prepared, used);
+  return used;
+}
 
 /** Coerces the request's variables against the operation; operations without variables skip graphql-js. */
 function coerceVariables(prepared: PreparedOperation, request: GraphQLRequest): Record<string, unknown> {
+  const given = request.variables;
+  if (given) {
+    // As the reference: a value for a variable the operation never uses is refused.
+    let unexpected: string[] | undefined;
+    for (const name of Object.keys(given)) {
+      if (!usedVariables(prepared).has(name)) (unexpected ??= []).push(name);
+    }
+    if (unexpected) {
+      throw new EngineError('validation-failed', `unexpected variables in variableValues: ${unexpected.join(', ')}`, { path: '$' });
+    }
+  }
   const definitions = prepared.operation.variableDefinitions;
   if (!definitions || definitions.length === 0) return NO_VARIABLES;
+  const problem = variableProblem(definitions, request.variables ?? {});
+  if (problem) throw problem;
   const coerced = getVariableValues(prepared.roleSchema.schema, definitions, request.variables);
   if (coerced.errors) {
     throw new EngineError('validation-failed', coerced.errors[0]!.message, { path: '$.variableValues' });

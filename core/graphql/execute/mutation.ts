@@ -75,6 +75,7 @@ function fromBoolExp(e: BoolExpIR | null, out: Set<string>): void {
       return;
     case 'relationship':
     case 'exists':
+    case 'computedTable':
       fromBoolExp(e.where, out);
       return;
     case 'aggregatePredicate':

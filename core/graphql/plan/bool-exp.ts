@@ -15,10 +15,10 @@ import {
 import { present, jsonInput, leafValue, listItems, objectEntries, toJson, validationError, type Input, type MaybeCtx } from './input.js';
 import { tableRef, type ComputedFieldView, type RelationshipView, type TableView } from './view.js';
 import type { PlanContext } from '../schema-draft.js';
-import type { ResolvedTable } from '../../schema-cache/model.js';
-import { IR_SCALARS } from '../scalars.js';
+import type { ResolvedComputedField, ResolvedTable } from '../../schema-cache/model.js';
 import { EngineError } from '../../errors.js';
-import { implicitCall } from './computed-field.js';
+import { implicitCall, rowCall } from './computed-field.js';
+import { AGGREGATE_PREDICATES, PAIR_ARGUMENTS } from '../aggregate-predicates.js';
 
 // ---------------------------------------------------------------------------------------------
 // `where` arguments
@@ -92,6 +92,18 @@ export function buildWhere(view: TableView, input: Input, ctx: PlanContext, path
       items.push(buildComparison(compared, value, ctx, graphqlComparisonMode(naming), at));
       continue;
     }
+    const rows = rowsComputedField(view, key);
+    if (rows) {
+      // The target's permission is applied as it is through a relationship.
+      const inner = buildWhere(rows.target!, value, ctx, at);
+      items.push({
+        kind: 'computedTable',
+        call: implicitCall(rows, ctx, at),
+        target: rows.target!.ref,
+        where: andMaybe(rows.target!.permissionFilter(), inner) ?? inner,
+      });
+      continue;
+    }
     throw validationError(`field '${key}' not found in type: '${typeName}'`, at);
   }
   return and(items);
@@ -103,11 +115,11 @@ export function filterableComputedField(view: TableView, field: string): Compute
   return c && c.scalar && c.args.length === 0 ? c : undefined;
 }
 
-const PREDICATE_TYPES: Readonly<Record<'count' | 'bool_and' | 'bool_or', { dbType: 'int4' | 'bool'; graphqlType: string }>> = {
-  count: { dbType: 'int4', graphqlType: 'Int' },
-  bool_and: { dbType: 'bool', graphqlType: 'Boolean' },
-  bool_or: { dbType: 'bool', graphqlType: 'Boolean' },
-};
+/** A computed field returning rows usable in `where` (and, aggregated, in `order_by`): no client arguments. */
+export function rowsComputedField(view: TableView, field: string): ComputedFieldView | undefined {
+  const c = view.computedFieldsByField.get(field);
+  return c && c.target && c.args.length === 0 ? c : undefined;
+}
 
 /** `articles_aggregate: {count: {predicate: {_gt: 1}, filter: {...}, arguments: [...], distinct}}`. */
 function buildAggregatePredicate(agg: RelationshipView, input: Input, ctx: PlanContext, path: string): BoolExpIR {
@@ -116,9 +128,10 @@ function buildAggregatePredicate(agg: RelationshipView, input: Input, ctx: PlanC
   const entries = objectEntries(input, ctx, path, target.names.aggregateBoolExp);
   if (entries.length !== 1) throw validationError('exactly one predicate should be specified', path);
   const [key, body] = entries[0]!;
-  const fn = (['count', 'bool_and', 'bool_or'] as const).find((f) => naming.field(f) === key);
+  const sig = AGGREGATE_PREDICATES.find((s) => naming.field(s.fn) === key);
   const at = `${path}.${key}`;
-  if (!fn) throw validationError(`field '${key}' not found in type: '${target.names.aggregateBoolExp}'`, at);
+  if (!sig) throw validationError(`field '${key}' not found in type: '${target.names.aggregateBoolExp}'`, at);
+  const fn = sig.fn;
 
   let args: string[] = [];
   let distinct = false;
@@ -128,7 +141,11 @@ function buildAggregatePredicate(agg: RelationshipView, input: Input, ctx: PlanC
     const vAt = `${at}.${k}`;
     if (k === naming.field('arguments')) {
       const given = present(v, ctx);
-      args = given ? listItems(given, ctx).map((item) => columnNameOf(target, toJson(item, ctx), vAt)) : [];
+      if (!given) args = [];
+      else if (sig.args === 'pair') {
+        const pair = toJson(given, ctx) as Record<string, unknown>;
+        args = PAIR_ARGUMENTS.map((a) => columnNameOf(target, pair?.[a], `${vAt}.${a}`));
+      } else args = listItems(given, ctx).map((item) => columnNameOf(target, toJson(item, ctx), vAt));
     } else if (k === naming.field('distinct')) {
       distinct = toJson(v, ctx) === true;
     } else if (k === naming.field('filter')) {
@@ -141,11 +158,11 @@ function buildAggregatePredicate(agg: RelationshipView, input: Input, ctx: PlanC
     }
   }
   if (!predicate) throw validationError(`missing required field 'predicate'`, at);
-  const type = PREDICATE_TYPES[fn];
+  const type = sig.returns;
   const compared: ComparedColumn = {
     expr: { kind: 'column', name: fn, type: type.dbType },
     type: type.dbType,
-    info: IR_SCALARS[type.dbType],
+    info: target.table.scalars.info(type.dbType),
     graphqlType: type.graphqlType,
   };
   // One IR predicate per operator: `{_gt: 1, _lt: 5}` is two predicates over the same aggregate.
@@ -224,11 +241,33 @@ function permissionExp(table: ResolvedTable, input: Input, tables: ReadonlyMap<s
         mapping: rel.mapping,
         where: permissionExp(target, value, tables, at),
       });
+    } else if (table.computedFields?.has(rawKey)) {
+      items.push(permissionComputed(table, table.computedFields.get(rawKey)!, value, tables, at));
     } else {
       throw new EngineError('unexpected', `no column or relationship "${rawKey}" in table "${table.key}"`, { path: at });
     }
   }
   return and(items);
+}
+
+/** A computed field of the row (validated to take no client arguments): compared, or filtered through. */
+function permissionComputed(table: ResolvedTable, cf: ResolvedComputedField, value: Input, tables: ReadonlyMap<string, ResolvedTable>, path: string): BoolExpIR {
+  const call = rowCall(cf);
+  const returns = cf.returns;
+  if (returns.kind === 'table') {
+    const target = lookupTable(tables, returns.table, path);
+    return { kind: 'computedTable', call, target: tableRef(target), where: permissionExp(target, value, tables, path) };
+  }
+  return permissionComparison(
+    {
+      expr: { kind: 'computed', call, type: returns.type },
+      type: returns.type,
+      info: table.scalars.info(returns.type, returns.typeKind ? { typeKind: returns.typeKind } : {}),
+      graphqlType: returns.type,
+    },
+    value,
+    path,
+  );
 }
 
 function permissionColumn(table: ResolvedTable, name: string, value: Input, path: string): BoolExpIR {
@@ -243,6 +282,10 @@ function permissionColumn(table: ResolvedTable, name: string, value: Input, path
     graphqlType: column.type,
     ...(column.operators ? { operators: column.operators } : {}),
   };
+  return permissionComparison(compared, value, path);
+}
+
+function permissionComparison(compared: ComparedColumn, value: Input, path: string): BoolExpIR {
   const raw = toJson(value, null);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     // `{"author_id": "X-Svc-User-Id"}` is shorthand for `_eq`.
@@ -250,7 +293,7 @@ function permissionColumn(table: ResolvedTable, name: string, value: Input, path
       kind: 'compare',
       lhs: compared.expr,
       op: '_eq',
-      rhs: leafValue(value, null, { dbType: column.type, graphqlType: column.type, sessionVariables: true, nullable: true }, path),
+      rhs: leafValue(value, null, { dbType: compared.type, graphqlType: compared.graphqlType, sessionVariables: true, nullable: true }, path),
     };
   }
   return buildComparison(compared, value, null, permissionComparisonMode, path);

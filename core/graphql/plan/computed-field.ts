@@ -2,10 +2,12 @@
  * Computed fields → IR. Selected, a scalar one is its function called with the row (and the
  * field's own `args`); one returning rows is a select over its function's rows, with the target
  * table's permission applied and the usual `where`, `order_by`, `limit`, `offset`, `distinct_on`.
- * In `where` and `order_by` only scalar ones without client arguments appear (the reference's
- * rule), so their call is fixed per field.
+ * In `where` and `order_by` only ones without client arguments appear (the reference's rule), so
+ * their call is fixed per field: a scalar one is compared or ordered on, one returning rows is
+ * filtered through (`where`) or aggregated (`<field>_aggregate` in `order_by`).
  */
 import type { FieldIR, FunctionCallIR } from '../ir.js';
+import type { ResolvedComputedField } from '../../schema-cache/model.js';
 import type { PlanContext } from '../schema-draft.js';
 import { ARGS_FIELD, buildCall } from './function.js';
 import type { Input } from './input.js';
@@ -23,6 +25,17 @@ function callOf(cfv: ComputedFieldView, input: Input | undefined, ctx: PlanConte
 /** The call of a computed field taking no client arguments (for `where` and `order_by`). */
 export function implicitCall(cfv: ComputedFieldView, ctx: PlanContext, path: string): FunctionCallIR {
   return callOf(cfv, undefined, ctx, path);
+}
+
+/**
+ * The call of a computed field whose function takes only the row (and the session), as permission
+ * expressions use them: every argument positional, no client input.
+ */
+export function rowCall(cf: ResolvedComputedField): FunctionCallIR {
+  return {
+    function: cf.function,
+    args: cf.args.map((a) => ({ name: null, value: a.role === 'session' ? { kind: 'session', dbType: a.type } : { kind: 'row' } })),
+  };
 }
 
 export function computedFieldIR(cfv: ComputedFieldView, f: CollectedField, ctx: PlanContext, path: string): FieldIR {

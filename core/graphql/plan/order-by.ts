@@ -4,7 +4,7 @@
  */
 import type { AggregateFn, OrderByIR, OrderExprIR } from '../ir.js';
 import { present, listItems, objectEntries, toJson, validationError, type Input } from './input.js';
-import type { TableView } from './view.js';
+import type { ComputedFieldView, TableView } from './view.js';
 import type { PlanContext } from '../schema-draft.js';
 import { filterableComputedField } from './bool-exp.js';
 import { implicitCall } from './computed-field.js';
@@ -32,6 +32,46 @@ export function buildOrderBy(view: TableView, input: Input, ctx: PlanContext, pa
     for (const o of orderByObject(view, item, ctx, `${path}[${i}]`)) out.push(o);
   });
   return out;
+}
+
+type AggregateKey = { fn: 'count' | AggregateFn; column?: { name: string; type: string } };
+
+/** `{count: asc, max: {rating: desc}}` over the rows of `target`; `expr` places each key. */
+function aggregateOrderBy(
+  view: TableView,
+  target: TableView,
+  value: Input,
+  ctx: PlanContext,
+  at: string,
+  expr: (key: AggregateKey) => OrderExprIR,
+): OrderByIR[] {
+  const out: OrderByIR[] = [];
+  const given = present(value, ctx);
+  if (!given) return out;
+  for (const [opKey, opValue] of objectEntries(given, ctx, at, target.names.aggregateOrderBy)) {
+    const opAt = `${at}.${opKey}`;
+    if (opKey === target.naming.field('count')) {
+      const d = direction(view, opValue, ctx, opAt);
+      if (d) out.push({ expr: expr({ fn: 'count' }), ...d });
+      continue;
+    }
+    const fn = AGGREGATE_FNS.find((f) => target.naming.field(f) === opKey);
+    if (!fn) throw validationError(`field '${opKey}' not found in type: '${target.names.aggregateOrderBy}'`, opAt);
+    const opGiven = present(opValue, ctx);
+    if (!opGiven) continue;
+    for (const [colKey, colValue] of objectEntries(opGiven, ctx, opAt, target.names.opOrderBy(fn))) {
+      const col = target.columnsByField.get(colKey);
+      if (!col) throw validationError(`field '${colKey}' not found in type: '${target.names.opOrderBy(fn)}'`, `${opAt}.${colKey}`);
+      const d = direction(view, colValue, ctx, `${opAt}.${colKey}`);
+      if (d) out.push({ expr: expr({ fn, column: { name: col.column.name, type: col.column.type } }), ...d });
+    }
+  }
+  return out;
+}
+
+/** `<field>_aggregate` of a computed field returning rows, without client arguments. */
+export function computedAggregateField(view: TableView, key: string): ComputedFieldView | undefined {
+  return view.computedFields.find((c) => c.target && c.args.length === 0 && view.naming.field(`${c.field}_aggregate`) === key);
 }
 
 function direction(view: TableView, value: Input, ctx: PlanContext, path: string): Direction | null {
@@ -72,28 +112,15 @@ function orderByObject(view: TableView, input: Input, ctx: PlanContext, path: st
     }
     const agg = view.aggregatesByField.get(key);
     if (agg) {
-      const given = present(value, ctx);
-      if (!given) continue;
-      const target = agg.target;
-      const base = { kind: 'arrayAggregate' as const, target: target.ref, mapping: agg.rel.mapping, filter: target.permissionFilter() };
-      for (const [opKey, opValue] of objectEntries(given, ctx, at, target.names.aggregateOrderBy)) {
-        const opAt = `${at}.${opKey}`;
-        if (opKey === target.naming.field('count')) {
-          const d = direction(view, opValue, ctx, opAt);
-          if (d) out.push({ expr: { ...base, fn: 'count' }, ...d });
-          continue;
-        }
-        const fn = AGGREGATE_FNS.find((f) => target.naming.field(f) === opKey);
-        if (!fn) throw validationError(`field '${opKey}' not found in type: '${target.names.aggregateOrderBy}'`, opAt);
-        const opGiven = present(opValue, ctx);
-        if (!opGiven) continue;
-        for (const [colKey, colValue] of objectEntries(opGiven, ctx, opAt, target.names.opOrderBy(fn))) {
-          const col = target.columnsByField.get(colKey);
-          if (!col) throw validationError(`field '${colKey}' not found in type: '${target.names.opOrderBy(fn)}'`, `${opAt}.${colKey}`);
-          const d = direction(view, colValue, ctx, `${opAt}.${colKey}`);
-          if (d) out.push({ expr: { ...base, fn, column: { name: col.column.name, type: col.column.type } }, ...d });
-        }
-      }
+      const base = { kind: 'arrayAggregate' as const, target: agg.target.ref, mapping: agg.rel.mapping, filter: agg.target.permissionFilter() };
+      out.push(...aggregateOrderBy(view, agg.target, value, ctx, at, (a) => ({ ...base, ...a })));
+      continue;
+    }
+    const rows = computedAggregateField(view, key);
+    if (rows) {
+      const target = rows.target!;
+      const base = { kind: 'computedAggregate' as const, call: implicitCall(rows, ctx, at), target: target.ref, filter: target.permissionFilter() };
+      out.push(...aggregateOrderBy(view, target, value, ctx, at, (a) => ({ ...base, ...a })));
       continue;
     }
     const computed = filterableComputedField(view, key);

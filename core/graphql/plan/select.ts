@@ -17,7 +17,8 @@ import { buildWhere } from './bool-exp.js';
 import { AGGREGATE_FNS, buildOrderBy } from './order-by.js';
 import { present, listItems, toJson, validationError, type Input } from './input.js';
 import { argumentsOf, collectFields, subSelection, type CollectedField } from './selection.js';
-import type { TableView } from './view.js';
+import type { ColumnView, TableView } from './view.js';
+import { parseJsonPath, PATH_ARG } from './json-path.js';
 import type { PlanContext } from '../schema-draft.js';
 import { EngineError } from '../../errors.js';
 import { computedFieldIR } from './computed-field.js';
@@ -86,16 +87,27 @@ function columnOfEnum(view: TableView, value: unknown, path: string): string {
 const notFound = (name: string, typeName: string, path: string): EngineError =>
   validationError(`field '${name}' not found in type: '${typeName}'`, path);
 
+/** A column of the row; a json/jsonb one may take `path` (the reference's `#>` selection). */
+function columnField(view: TableView, column: ColumnView, f: CollectedField, ctx: PlanContext, at: string): FieldIR {
+  const base: Extract<FieldIR, { kind: 'column' }> = { kind: 'column', alias: f.key, name: column.column.name, type: column.column.type };
+  // Inherited roles: a cell the role sees only on some rows.
+  if (column.visibleWhen) base.visibleWhen = column.visibleWhen();
+  if (column.enumValues && view.naming.upperCaseEnumValues) base.upper = true;
+  const given = argumentsOf(f).get(PATH_ARG);
+  const text = given ? toJson(given, ctx) : null;
+  if (typeof text !== 'string') return base;
+  const parsed = parseJsonPath(text);
+  if ('error' in parsed) throw validationError(`parse json path error: ${parsed.error}`, `${at}.args.${PATH_ARG}`);
+  return parsed.length > 0 ? { ...base, jsonPath: parsed } : base;
+}
+
 /** The fields selected from one row of a table. */
 export function buildFields(view: TableView, set: SelectionSetNode, ctx: PlanContext, path: string): FieldIR[] {
   return collectFields(set, ctx).map((f): FieldIR => {
     const at = `${path}.selectionSet.${f.key}`;
     if (f.name === '__typename') return { kind: 'typename', alias: f.key, typeName: view.names.object };
     const column = view.columnsByField.get(f.name);
-    if (column) {
-      const field: FieldIR = { kind: 'column', alias: f.key, name: column.column.name, type: column.column.type };
-      return column.visibleWhen ? { ...field, visibleWhen: column.visibleWhen() } : field;
-    }
+    if (column) return columnField(view, column, f, ctx, at);
     const rel = view.relationshipsByField.get(f.name);
     if (rel && rel.rel.kind === 'object') {
       const select: SelectIR = {

@@ -106,6 +106,8 @@ export interface TableView {
   access: TableAccess;
   /** Every table of the source, by key, for permission filters (`_exists`, relationships). */
   sourceTables: ReadonlyMap<string, ResolvedTable>;
+  /** Whether the source's kind can select DISTINCT ON: without it, selects have no `distinct_on`. */
+  distinctOn?: boolean;
   /** The role's row filter as IR, built on first use. Null for admin or an empty filter. */
   permissionFilter(): BoolExpIR | null;
   /** Fields other plugins add to the row (remote relationships), by field name; set once per draft. */

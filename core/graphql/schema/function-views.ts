@@ -21,7 +21,10 @@ export function argViews(args: readonly ResolvedFunctionArg[], scalars: ScalarTy
     const info = scalars.info(arg.type, arg.typeKind ? { typeKind: arg.typeKind } : {});
     if (!info.name || !isGraphQLName(arg.field)) return null;
     const builtIn = scalars.isBuiltInSchema(arg.typeSchema);
-    out.push({ arg, dbType: builtIn ? arg.type : `${arg.typeSchema}.${arg.type}`, info, graphqlType: info.name });
+    // A row-type argument would share its name with the table's object type when the table is
+    // tracked: the reference names its scalar `<type>_scalar`.
+    const graphqlType = arg.typeKind === 'composite' ? `${info.name}_scalar` : info.name;
+    out.push({ arg, dbType: builtIn ? arg.type : `${arg.typeSchema}.${arg.type}`, info, graphqlType });
   }
   return out;
 }

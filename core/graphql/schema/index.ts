@@ -41,6 +41,7 @@ export interface AddSourceOptions {
 
 export function addSourceToDraft(draft: SchemaDraft, source: ResolvedSource, ctx: SchemaBuildContext, options: AddSourceOptions = {}): SchemaDraft {
   const reg = registryFor(draft);
+  reg.aggregatePredicates = !ctx.config.experimentalFeatures.includes('hide_aggregation_predicates');
   const naming = new Naming(source.customization);
   const views = roleViews(draft, source, ctx);
   const functions = functionRootFields(reg, functionViews(source, ctx.role, views, ctx.config.inferFunctionPermissions));
@@ -61,7 +62,10 @@ export function addSourceToDraft(draft: SchemaDraft, source: ResolvedSource, ctx
   };
   const namespace = source.customization.root_fields?.namespace;
   addRootEntries(draft.query, rootEntries('query'), namespace, naming.type(`${namespace}_query`));
-  addRootEntries(draft.subscription, rootEntries('subscription'), namespace, naming.type(`${namespace}_subscription`));
+  // A kind declaring capabilities but not `subscriptions` cannot run them: no subscription fields.
+  if (source.capabilities === undefined || source.capabilities.subscriptions === true) {
+    addRootEntries(draft.subscription, rootEntries('subscription'), namespace, naming.type(`${namespace}_subscription`));
+  }
   return draft;
 }
 

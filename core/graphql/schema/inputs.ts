@@ -16,7 +16,8 @@ import { qualifiedTableName } from '../../metadata/types.js';
 import type { ColumnView, TableView } from '../plan/view.js';
 import { comparisonType, orderByEnum, scalarComparison } from './comparison.js';
 import { sortedFields, type TypeRegistry } from './registry.js';
-import { filterableComputedField } from '../plan/bool-exp.js';
+import { filterableComputedField, rowsComputedField } from '../plan/bool-exp.js';
+import { AGGREGATE_PREDICATES, PAIR_ARGUMENTS, type AggregatePredicateSignature } from '../aggregate-predicates.js';
 
 export const NUMERIC_AGGREGATES = ['avg', 'stddev', 'stddev_pop', 'stddev_samp', 'sum', 'var_pop', 'var_samp', 'variance'] as const;
 export const COMPARABLE_AGGREGATES = ['max', 'min'] as const;
@@ -79,9 +80,12 @@ export function boolExpType(reg: TypeRegistry, view: TableView): GraphQLInputObj
           fields[c.field] = { type: comparisonType(reg, view.naming, c, columnEnumType(reg, c)) };
         }
         for (const c of filterableComputedFields(view)) fields[c.field] = { type: comparisonType(reg, view.naming, c.scalar!) };
+        for (const c of view.computedFields) {
+          if (rowsComputedField(view, c.field)) fields[c.field] = { type: boolExpType(reg, c.target!) };
+        }
         for (const r of view.relationships) {
           fields[r.field] = { type: boolExpType(reg, r.target) };
-          if (r.aggregateField) {
+          if (r.aggregateField && reg.aggregatePredicates) {
             const agg = aggregateBoolExpType(reg, r.target);
             if (agg) fields[r.aggregateField] = { type: agg };
           }
@@ -93,7 +97,11 @@ export function boolExpType(reg: TypeRegistry, view: TableView): GraphQLInputObj
   });
 }
 
-/** `<t>_aggregate_bool_exp`: `count` always; `bool_and`/`bool_or` when there are boolean columns. */
+/**
+ * `<t>_aggregate_bool_exp`: one field per aggregate function the table's visible columns allow
+ * (core/graphql/aggregate-predicates.ts): `count` always, the others when there are columns of
+ * their argument type.
+ */
 function aggregateBoolExpType(reg: TypeRegistry, view: TableView): GraphQLInputObjectType {
   const n = view.naming;
   const name = view.names.aggregateBoolExp;
@@ -101,9 +109,9 @@ function aggregateBoolExpType(reg: TypeRegistry, view: TableView): GraphQLInputO
     new GraphQLInputObjectType({
       name,
       fields: () => {
-        const fields: GraphQLInputFieldConfigMap = { [n.field('count')]: { type: predicateType(reg, view, 'count') } };
-        if (view.columns.some((c) => c.info.boolean)) {
-          for (const fn of ['bool_and', 'bool_or'] as const) fields[n.field(fn)] = { type: predicateType(reg, view, fn) };
+        const fields: GraphQLInputFieldConfigMap = {};
+        for (const sig of AGGREGATE_PREDICATES) {
+          if (sig.args === 'star' || predicateColumns(view, sig).length > 0) fields[n.field(sig.fn)] = { type: predicateType(reg, view, sig) };
         }
         return sortedFields(fields);
       },
@@ -111,9 +119,14 @@ function aggregateBoolExpType(reg: TypeRegistry, view: TableView): GraphQLInputO
   );
 }
 
-function predicateType(reg: TypeRegistry, view: TableView, fn: 'count' | 'bool_and' | 'bool_or'): GraphQLInputObjectType {
+/** The columns an aggregate predicate may take as its argument (of its exact argument type). */
+export function predicateColumns(view: TableView, sig: AggregatePredicateSignature): TableView['columns'] {
+  return view.columns.filter((c) => !c.info.isArray && !c.enumValues && c.info.dbType === sig.argType);
+}
+
+function predicateType(reg: TypeRegistry, view: TableView, sig: AggregatePredicateSignature): GraphQLInputObjectType {
   const n = view.naming;
-  const name = view.names.aggregateBoolExpFn(fn);
+  const name = view.names.aggregateBoolExpFn(sig.fn);
   return reg.get(name, () =>
     new GraphQLInputObjectType({
       name,
@@ -122,31 +135,45 @@ function predicateType(reg: TypeRegistry, view: TableView, fn: 'count' | 'bool_a
           [n.field('distinct')]: { type: GraphQLBoolean },
           [n.field('filter')]: { type: boolExpType(reg, view) },
         };
-        if (fn === 'count') {
+        if (sig.args === 'star') {
           const cols = selectColumnEnum(reg, view);
           if (cols) fields[n.field('arguments')] = { type: new GraphQLList(new GraphQLNonNull(cols)) };
-          const int = scalarComparison(reg, n, 'Int', { stringLike: false, jsonb: false });
-          fields[n.field('predicate')] = { type: new GraphQLNonNull(int) };
+        } else if (sig.args === 'single') {
+          fields[n.field('arguments')] = { type: new GraphQLNonNull(predicateColumnsEnum(reg, view, sig)) };
         } else {
-          fields[n.field('arguments')] = { type: new GraphQLNonNull(booleanColumnsEnum(reg, view, fn)) };
-          const bool = scalarComparison(reg, n, 'Boolean', { stringLike: false, jsonb: false });
-          fields[n.field('predicate')] = { type: new GraphQLNonNull(bool) };
+          fields[n.field('arguments')] = { type: new GraphQLNonNull(pairArgumentsType(reg, view, sig)) };
         }
+        const kind = { stringLike: false, jsonb: false };
+        fields[n.field('predicate')] = { type: new GraphQLNonNull(scalarComparison(reg, n, sig.returns.graphqlType, kind)) };
         return sortedFields(fields);
       },
     }),
   );
 }
 
-function booleanColumnsEnum(reg: TypeRegistry, view: TableView, fn: string): GraphQLEnumType {
-  const name = view.names.aggregateBoolExpFnColumns(fn);
-  const argsName = view.naming.type(`${view.table.identifier}_aggregate_bool_exp_${fn}_arguments_columns`);
+/** `corr`/`covar_samp`: `<t>_aggregate_bool_exp_<fn>_arguments {X: <columns>!, Y: <columns>!}`. */
+function pairArgumentsType(reg: TypeRegistry, view: TableView, sig: AggregatePredicateSignature): GraphQLInputObjectType {
+  const name = view.naming.type(`${view.table.identifier}_aggregate_bool_exp_${sig.fn}_arguments`);
+  return reg.get(name, () =>
+    new GraphQLInputObjectType({
+      name,
+      fields: () => {
+        const columns = new GraphQLNonNull(predicateColumnsEnum(reg, view, sig));
+        return sortedFields(Object.fromEntries(PAIR_ARGUMENTS.map((a) => [a, { type: columns }])) as GraphQLInputFieldConfigMap);
+      },
+    }),
+  );
+}
+
+function predicateColumnsEnum(reg: TypeRegistry, view: TableView, sig: AggregatePredicateSignature): GraphQLEnumType {
+  const name = view.names.aggregateBoolExpFnColumns(sig.fn);
+  const argsName = view.naming.type(`${view.table.identifier}_aggregate_bool_exp_${sig.fn}_arguments_columns`);
   return reg.get(name, () =>
     new GraphQLEnumType({
       name,
       description: `select "${argsName}" columns of table ${quoted(view)}`,
       values: Object.fromEntries(
-        view.columns.filter((c) => c.info.boolean).map((c) => c.field).sort()
+        predicateColumns(view, sig).map((c) => c.field).sort()
           .map((f) => [f, { value: f, description: 'column name' }]),
       ),
     }),
@@ -162,7 +189,8 @@ export function orderByType(reg: TypeRegistry, view: TableView): GraphQLInputObj
   const objectRels = view.relationships.filter((r) => r.rel.kind === 'object' && r.target.columns.length > 0);
   const aggRels = view.relationships.filter((r) => r.aggregateField);
   const computed = filterableComputedFields(view);
-  if (view.columns.length + objectRels.length + aggRels.length + computed.length === 0) return null;
+  const computedAggs = view.computedFields.filter((c) => rowsComputedField(view, c.field));
+  if (view.columns.length + objectRels.length + aggRels.length + computed.length + computedAggs.length === 0) return null;
   const name = view.names.orderBy;
   return reg.get(name, () =>
     new GraphQLInputObjectType({
@@ -178,6 +206,7 @@ export function orderByType(reg: TypeRegistry, view: TableView): GraphQLInputObj
           if (t) fields[r.field] = { type: t };
         }
         for (const r of aggRels) fields[r.aggregateField!] = { type: aggregateOrderByType(reg, r.target) };
+        for (const c of computedAggs) fields[view.naming.field(`${c.field}_aggregate`)] = { type: aggregateOrderByType(reg, c.target!) };
         return sortedFields(fields);
       },
     }),

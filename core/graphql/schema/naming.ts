@@ -69,6 +69,14 @@ export class Naming {
     return this.graphqlCase ? value.toUpperCase() : value;
   }
 
+  /**
+   * Whether enum-table values are upper-cased: then a column referencing an enum table answers its
+   * values upper-cased too (the GraphQL enum value), as the reference does under graphql-default.
+   */
+  get upperCaseEnumValues(): boolean {
+    return this.graphqlCase;
+  }
+
   /** A column's field name: the schema cache resolved it (custom name, else by convention). */
   columnField(_table: ResolvedTable, column: ResolvedColumn): string {
     return column.graphqlName;

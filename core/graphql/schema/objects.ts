@@ -10,6 +10,7 @@ import {
   GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
+  GraphQLString,
   type GraphQLFieldConfigArgumentMap,
   type GraphQLFieldConfigMap,
   type GraphQLEnumType,
@@ -28,6 +29,7 @@ import {
 } from './inputs.js';
 import { sortedFields, type TypeRegistry } from './registry.js';
 import { argsArgument, withArgs } from './function-types.js';
+import { PATH_ARG } from '../plan/json-path.js';
 import { qualifiedTableName } from '../../metadata/types.js';
 
 type Fields = GraphQLFieldConfigMap<unknown, unknown>;
@@ -62,6 +64,10 @@ export function objectType(reg: TypeRegistry, view: TableView): GraphQLObjectTyp
         for (const c of view.columns) {
           const t = columnValueType(reg, c);
           fields[c.field] = { type: c.column.nullable || c.forceNullable ? t : new GraphQLNonNull(t), description: columnDescription(c) };
+          // As the reference: json and jsonb columns select a value inside them with `path`.
+          if (!c.info.isArray && (c.info.dbType === 'json' || c.info.dbType === 'jsonb')) {
+            fields[c.field]!.args = { [PATH_ARG]: { type: GraphQLString, description: 'JSON select path' } };
+          }
         }
         for (const r of view.relationships) {
           const target = objectType(reg, r.target);
@@ -114,7 +120,7 @@ function computedFieldConfig(reg: TypeRegistry, view: TableView, c: TableView['c
 export function selectArgs(reg: TypeRegistry, view: TableView): GraphQLFieldConfigArgumentMap {
   const n = view.naming;
   const args: GraphQLFieldConfigArgumentMap = {};
-  const columns = selectColumnEnum(reg, view);
+  const columns = view.distinctOn === false ? null : selectColumnEnum(reg, view);
   if (columns) {
     args[n.field('distinct_on')] = { type: new GraphQLList(new GraphQLNonNull(columns)), description: 'distinct select on columns' };
   }

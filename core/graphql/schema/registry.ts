@@ -10,6 +10,8 @@ import type { SchemaDraft } from '../schema-draft.js';
 
 export class TypeRegistry {
   private readonly types = new Map<string, GraphQLNamedType>();
+  /** `<rel>_aggregate` filters in `<t>_bool_exp`; off with the `hide_aggregation_predicates` experimental feature. */
+  aggregatePredicates = true;
 
   /** The type named `name`, made by `make` the first time it is asked for. */
   get<T extends GraphQLNamedType>(name: string, make: () => T): T {

@@ -149,6 +149,7 @@ function makeView(source: ResolvedSource, c: Candidate, naming: Naming): Mutable
     computedFieldsByField: new Map(),
     access: c.access,
     sourceTables: source.tables,
+    distinctOn: source.capabilities === undefined || source.capabilities.distinctOn === true,
     permissionFilter() {
       if (filter === undefined) {
         const f = c.access.filter;

@@ -65,6 +65,12 @@ export function checkColumnComparison(name: string, value: unknown, scope: Opera
   checkOperations(name, t, value, scope, path);
 }
 
+/** Validates `value` against a scalar computed field `name` returning values of type `t`. */
+export function checkComputedComparison(name: string, t: ComparedType, value: unknown, scope: OperatorScope, path: string): void {
+  if (t.base === 'json' && !t.isArray) fail('unexpected-payload', 'JSON column can not be part of boolean expression', path);
+  checkOperations(name, t, value, scope, path);
+}
+
 function checkOperations(name: string, t: ComparedType, value: unknown, scope: OperatorScope, path: string): void {
   if (!isPlainObject(value)) {
     checkValue(t, value, path);

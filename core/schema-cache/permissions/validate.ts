@@ -10,8 +10,8 @@
 import { isPlainObject, jsonTypeName, toQualifiedTable } from '../../metadata/args.js';
 import type { PermissionType } from '../../metadata/dependencies.js';
 import type { AnyPermission } from '../../metadata/permission-parse.js';
-import { checkColumnComparison, fieldKind, type OperatorScope } from './operators.js';
-import { checkValue, comparedType, fail } from './values.js';
+import { checkColumnComparison, checkComputedComparison, fieldKind, type OperatorScope } from './operators.js';
+import { checkValue, comparedType, fail, returnedType } from './values.js';
 import { ADMIN_ROLE } from '../../auth/session.js';
 import type { ResolvedTable } from '../model.js';
 import { qualifiedTableName, type DeletePermission, type InsertPermission, type SelectPermission, type UpdatePermission } from '../../metadata/types.js';
@@ -73,10 +73,20 @@ function validateField(name: string, value: unknown, scope: OperatorScope, path:
     if (!target) fail('not-exists', `table "${rel.target}" does not exist`, path);
     return validateBoolExp(value, target!, tables, path, scope.root);
   }
-  const kind = fieldKind(current, name);
-  if (kind === 'computed field' || kind === 'remote relationship') {
-    fail('not-supported', `${kind}s in permission expressions are not supported by this engine: "${name}"`, path);
+  const computed = current.computedFields?.get(name);
+  if (computed) {
+    // As the reference: only a function of the row (and the session) can be evaluated here.
+    if (computed.args.some((a) => a.role === 'input')) {
+      fail('unexpected-payload', 'Computed columns with input arguments can not be part of the where clause', path);
+    }
+    const returns = computed.returns;
+    if (returns.kind === 'scalar') return checkComputedComparison(name, returnedType(returns.type, returns.typeKind, tables), value, scope, path);
+    const target = tables.get(returns.table);
+    if (!target) fail('not-exists', `table "${returns.table}" does not exist`, path);
+    return validateBoolExp(value, target!, tables, path, scope.root);
   }
+  const kind = fieldKind(current, name);
+  if (kind === 'remote relationship') fail('unexpected-payload', 'remote field unsupported', path);
   fail('not-exists', `"${name}" does not exist`, path);
 }
 

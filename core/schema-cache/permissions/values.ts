@@ -68,6 +68,15 @@ export function comparedType(column: ResolvedColumn, tables: ReadonlyMap<string,
  */
 export const scalarType = (base: string): ComparedType => ({ base, isArray: false, enumTable: null, display: base, literal: base === 'text' ? 'string' : null });
 
+/** The type a scalar computed field of one of `tables` returns, as a compared column's. */
+export function returnedType(type: string, typeKind: string | undefined, tables: ReadonlyMap<string, ResolvedTable>): ComparedType {
+  const isArray = typeKind === 'array' || /^_./.test(type);
+  const base = isArray ? type.replace(/^_/, '') : type;
+  const scalars = scalarsOf(tables);
+  const name = scalars.displayName(base);
+  return { base, isArray, enumTable: null, display: isArray ? `${name}[]` : name, literal: isArray ? null : scalars.jsonLiteral(base) };
+}
+
 export const sameType = (a: ComparedType, b: ComparedType): boolean =>
   a.base === b.base && a.isArray === b.isArray && a.enumTable === b.enumTable;
 

@@ -27,6 +27,20 @@ import { ClientMessageError, jsonReason, parseClientMessage, serverMessage, type
 
 export type WsMode = 'v1' | 'v1alpha1';
 
+/**
+ * Backpressure for clients that read slower than their subscriptions produce. Past
+ * SEND_HIGH_WATER bytes queued on the socket, a live query's new result is held back and only the
+ * newest per operation is kept (a live result supersedes the one before: drop-to-latest); the
+ * held results go out once the queue drains below SEND_LOW_WATER. Stream batches, query results
+ * and protocol messages cannot be dropped: past SEND_HARD_LIMIT queued the connection is closed
+ * with CLOSE_SLOW_CONSUMER (and cut after SLOW_CLOSE_GRACE_MS if the close cannot get through).
+ */
+export const SEND_HIGH_WATER = 256 * 1024;
+export const SEND_LOW_WATER = 64 * 1024;
+export const SEND_HARD_LIMIT = 8 * 1024 * 1024;
+export const CLOSE_SLOW_CONSUMER = { code: 1013, reason: 'client too slow: send buffer full' } as const;
+const SLOW_CLOSE_GRACE_MS = 10_000;
+
 export interface ConnectionDeps {
   hooks: KernelHooks;
   config: ServerConfig;
@@ -47,6 +61,8 @@ export class WsConnection {
   private readonly timers: NodeJS.Timeout[] = [];
   private expiry: NodeJS.Timeout | undefined;
   private closed = false;
+  /** Live-query results held back while the socket's queue is over the high-water mark, newest per operation. */
+  private readonly heldBack = new Map<string, string>();
 
   constructor(
     private readonly ws: WebSocket,
@@ -90,11 +106,43 @@ export class WsConnection {
     clearTimeout(this.expiry);
     for (const op of this.operations.values()) if (op !== 'starting') op.stop();
     this.operations.clear();
+    this.heldBack.clear();
     this.log({ type: 'closed', code, reason });
   }
 
   private send(text: string): void {
-    if (!this.closed && this.ws.readyState === this.ws.OPEN) this.ws.send(text);
+    if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
+    if (this.ws.bufferedAmount > SEND_HARD_LIMIT) return this.slowConsumer();
+    this.ws.send(text, this.flushed);
+  }
+
+  /** A subscription's result: a live query's may wait for the queue to drain (only its newest is kept). */
+  private sendResult(id: string, json: string): void {
+    const op = this.operations.get(id);
+    if (op === undefined) return;
+    const droppable = op !== 'starting' && !op.streaming;
+    if (droppable && (this.heldBack.has(id) || this.ws.bufferedAmount > SEND_HIGH_WATER)) {
+      this.heldBack.set(id, json);
+      return;
+    }
+    this.send(serverMessage.data(this.protocol, id, json));
+  }
+
+  /** Called as each frame leaves for the socket: once the queue is low, held-back results go. */
+  private readonly flushed = (): void => {
+    if (this.heldBack.size === 0 || this.closed || this.ws.bufferedAmount > SEND_LOW_WATER) return;
+    const held = [...this.heldBack];
+    this.heldBack.clear();
+    for (const [id, json] of held) if (this.operations.has(id)) this.send(serverMessage.data(this.protocol, id, json));
+  };
+
+  private slowConsumer(): void {
+    if (this.closed) return;
+    const ws = this.ws;
+    this.log({ type: 'slow_consumer', buffered_bytes: ws.bufferedAmount });
+    this.close(CLOSE_SLOW_CONSUMER.code, CLOSE_SLOW_CONSUMER.reason);
+    // The close frame queues behind what the client is not reading: cut the socket if it stays stuck.
+    setTimeout(() => ws.terminate(), SLOW_CLOSE_GRACE_MS).unref();
   }
 
   private async onMessage(text: string): Promise<void> {
@@ -116,6 +164,7 @@ export class WsConnection {
       case 'stop': {
         const op = this.operations.get(msg.id);
         this.operations.delete(msg.id);
+        this.heldBack.delete(msg.id);
         if (op && op !== 'starting') op.stop();
         if (op) this.logOperation(msg.id, 'stopped');
         return;
@@ -195,12 +244,14 @@ export class WsConnection {
       // API limits and the allow-list apply per operation, as over HTTP (endpoint `websocket`).
       const meta = { endpoint: 'websocket', ip: this.ip, operationCount: 1 };
       const sink = {
-        push: (json: string) => {
-          if (this.operations.has(id)) this.send(serverMessage.data(this.protocol, id, json));
-        },
-        // A subscription whose answer is final (an async action's result) ends from our side.
+        push: (json: string) => this.sendResult(id, json),
+        // A subscription whose answer is final (an async action's result) ends from our side,
+        // after any result still held back by backpressure.
         complete: () => {
           if (!this.operations.has(id)) return;
+          const held = this.heldBack.get(id);
+          this.heldBack.delete(id);
+          if (held !== undefined) this.send(serverMessage.data(this.protocol, id, held));
           this.operations.delete(id);
           this.send(serverMessage.complete(id));
           this.logOperation(id, 'completed');

@@ -6,12 +6,22 @@
  *
  * Hooks: `onHttpRoutes` (takes the server's upgrades), `onEvent` (`metadata.changed` closes the
  * sockets with 1012 unless --close-websockets-on-metadata-change=false; `shutdown.started`
- * closes them after in-flight work). Safe to disable: clients then get no websocket endpoint
+ * closes them after in-flight work; `server.started` removes change-tracking triggers when
+ * tracking is off), `onMetadataApply` (tables leaving the metadata lose their trigger). Safe to disable: clients then get no websocket endpoint
  * (upgrades answer 404) and HTTP is unaffected. Part of the `graphql` API of --enabled-apis.
  */
 import { asFunction } from 'awilix';
-import { definePlugin, type GraphQLExecutor, type Logger, type MetricsRegistry, type ServerConfig, SubscriptionManager } from '../../../core/sdk/index.js';
+import {
+  definePlugin,
+  type GraphQLExecutor,
+  type Logger,
+  type MetricsRegistry,
+  type SchemaCacheRef,
+  type ServerConfig,
+  SubscriptionManager,
+} from '../../../core/sdk/index.js';
 import { CLOSE_METADATA_CHANGED, GraphQLWsServer } from './server.js';
+import { dropEverywhere, dropForRemovedTables } from './change-tracking.js';
 
 export default definePlugin({
   name: 'websocket',
@@ -51,8 +61,11 @@ export default definePlugin({
     hooks.onHttpRoutes.tap('api/websocket', ({ raw }) => {
       raw.upgrade((req, socket, head) => server.handleUpgrade(req, socket, head));
     });
+    hooks.onMetadataApply.tapPromise('api/websocket', (apply) => dropForRemovedTables(apply, logger));
     hooks.onEvent.tapPromise('api/websocket', async (event) => {
-      if (event.type === 'metadata.changed' && config.closeWebsocketsOnMetadataChange) {
+      if (event.type === 'server.started' && !config.liveQueriesChangeTracking) {
+        await dropEverywhere(container.resolve<SchemaCacheRef>('schemaCacheRef').current, logger);
+      } else if (event.type === 'metadata.changed' && config.closeWebsocketsOnMetadataChange) {
         server.closeAll(CLOSE_METADATA_CHANGED.code, CLOSE_METADATA_CHANGED.reason);
       } else if (event.type === 'shutdown.started') {
         await server.shutdown();

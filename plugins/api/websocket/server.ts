@@ -75,8 +75,9 @@ export class GraphQLWsServer {
       logHttp(this.logger, { requestId, method: req.method ?? 'GET', url, status: 101, ip, httpVersion: req.httpVersion, startedNs: started });
       const protocol = protocolOf(req.headers['sec-websocket-protocol']);
       const headers = { ...req.headers };
-      // Without CORS the browser's cookies are not the client's to send (reference behaviour).
-      if (this.config.disableCors) delete headers.cookie;
+      // Without CORS the browser's cookies are not the client's to send (reference behaviour),
+      // unless --ws-read-cookie says the deployment takes that risk.
+      if (this.config.disableCors && !this.config.wsReadCookie) delete headers.cookie;
       const conn = new WsConnection(ws, protocol, mode, headers, ip, {
         ...this.deps(),
         inFlight: { begin: () => this.inFlight++, end: () => this.endOne() },

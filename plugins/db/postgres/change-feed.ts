@@ -27,6 +27,28 @@ BEGIN
 END
 $$`;
 
+/**
+ * Drops the change trigger from `tables` (untracked, or their source removed), or from every
+ * table that has it ('all': tracking turned off); the notify function goes with the last trigger.
+ * Only triggers calling our function count, and the install lock is held, so no engine installs
+ * one meanwhile.
+ */
+export async function dropChangeTracking(pool: PgSourcePool, tables: readonly TableRef[] | 'all'): Promise<number> {
+  return pool.withTransaction('read-committed', false, async (tx) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('${CHANGE_TRIGGER}'))`);
+    const { rows } = await tx.query<{ schema: string; name: string }>(
+      `SELECT n.nspname AS schema, c.relname AS name
+         FROM pg_trigger tg JOIN pg_class c ON c.oid = tg.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE tg.tgname = $1 AND tg.tgfoid = to_regprocedure($2)`,
+      [CHANGE_TRIGGER, `${NOTIFY_FUNCTION}()`],
+    );
+    const wanted = tables === 'all' ? rows : rows.filter((r) => tables.some((t) => t.schema === r.schema && t.name === r.name));
+    for (const r of wanted) await tx.query(`DROP TRIGGER IF EXISTS ${CHANGE_TRIGGER} ON ${quoteTable(r)}`);
+    if (wanted.length === rows.length) await tx.query(`DROP FUNCTION IF EXISTS ${NOTIFY_FUNCTION}()`);
+    return wanted.length;
+  });
+}
+
 /** Whether this source can deliver notifications between connections. */
 export async function supportsChangeFeed(pool: PgSourcePool): Promise<boolean> {
   const { rows } = await pool.query<{ v: string }>('SELECT version() AS v');

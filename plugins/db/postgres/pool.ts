@@ -16,8 +16,9 @@ import {
   scrubbedMessage,
 } from './pg-errors.js';
 import { StatementDeadline, checkNotPassed, timeLimitExceeded } from './statement-deadline.js';
+import { EngineError, SpanKind, engineWorkerCount, tracing } from '../../../core/sdk/index.js';
+import { PipelineStepError, runPipeline, type PipelineRows, type PipelineStep } from './pipeline.js';
 import { guardedClientClass } from './stall-guard.js';
-import { SpanKind, tracing } from '../../../core/sdk/index.js';
 
 export const APPLICATION_NAME = 'svc-graphql-engine';
 
@@ -86,6 +87,13 @@ const BEGIN: Record<IsolationLevel, readonly [string, string]> = {
   serializable: ['BEGIN ISOLATION LEVEL SERIALIZABLE', 'BEGIN ISOLATION LEVEL SERIALIZABLE READ ONLY'],
 };
 
+/** Names of the read-write BEGINs when they are prepared (one-trip transactions). */
+const BEGIN_NAME: Record<IsolationLevel, string> = {
+  'read-committed': 'svc_begin_rc',
+  'repeatable-read': 'svc_begin_rr',
+  serializable: 'svc_begin_s',
+};
+
 export function poolConfigFor(conn: ResolvedPgConnection): PoolConfig {
   const t = conn.target;
   const base: PoolConfig =
@@ -95,7 +103,8 @@ export function poolConfigFor(conn: ResolvedPgConnection): PoolConfig {
   return {
     ...base,
     application_name: APPLICATION_NAME,
-    max: conn.pool.maxConnections,
+    // With --workers N each worker has its own pool: the configured size is the engine's, split.
+    max: Math.max(1, Math.ceil(conn.pool.maxConnections / engineWorkerCount())),
     idleTimeoutMillis: conn.pool.idleTimeoutSeconds * 1000,
     // pg-pool treats 0 as "no limit", matching an absent pool_timeout.
     connectionTimeoutMillis: (conn.pool.poolTimeoutSeconds ?? 0) * 1000,
@@ -118,6 +127,8 @@ export class PgSourcePool implements PgQueryable {
   readonly isolationLevel: IsolationLevel;
   private readonly pool: pg.Pool;
   private readonly retries: number;
+  private readonly maxConnections: number;
+  private readonly poolTimeoutSeconds: number | null;
   private readonly secrets: readonly string[];
   private closing: Promise<void> | undefined;
 
@@ -125,6 +136,8 @@ export class PgSourcePool implements PgQueryable {
     this.usePreparedStatements = conn.usePreparedStatements;
     this.isolationLevel = conn.isolationLevel;
     this.retries = conn.pool.retries;
+    this.maxConnections = Math.max(1, Math.ceil(conn.pool.maxConnections / engineWorkerCount()));
+    this.poolTimeoutSeconds = conn.pool.poolTimeoutSeconds;
     this.secrets = conn.secrets;
     this.pool = new pg.Pool(poolConfigFor(conn));
     const onIdleError = options.onIdleError;
@@ -202,13 +215,15 @@ export class PgSourcePool implements PgQueryable {
 
   /**
    * Run `fn` in one transaction on one connection; commits if it resolves, rolls back if it
-   * throws. The handle given to `fn` must not be used after `fn` settles.
+   * throws. The handle given to `fn` must not be used after `fn` settles. `prefix` statements
+   * (e.g. the session setting) are sent with BEGIN in one round trip, before `fn` runs.
    */
   async withTransaction<T>(
     isolation: IsolationLevel,
     readOnly: boolean,
     fn: (tx: PgQueryable) => Promise<T>,
     deadline?: number,
+    prefix: readonly PipelineStep[] = [],
   ): Promise<T> {
     const client = await this.acquire();
     const tx = new TransactionHandle(client, this.usePreparedStatements, this.secrets);
@@ -219,7 +234,12 @@ export class PgSourcePool implements PgQueryable {
         checkNotPassed(deadline);
         watch = new StatementDeadline(client, deadline);
       }
-      await client.query(BEGIN[isolation][readOnly ? 1 : 0]);
+      const begin = BEGIN[isolation][readOnly ? 1 : 0];
+      if (prefix.length === 0) await client.query(begin);
+      else {
+        const steps = this.usePreparedStatements ? prefix : prefix.map(({ text, values }) => (values ? { text, values } : { text }));
+        await runPipeline(client, [{ text: begin }, ...steps]).catch((e: unknown) => Promise.reject(e instanceof PipelineStepError ? e.cause : e));
+      }
       const result = await fn(tx);
       await client.query('COMMIT');
       return result;
@@ -241,6 +261,48 @@ export class PgSourcePool implements PgQueryable {
     } finally {
       watch?.clear();
       tx.finish();
+      client.release(broken);
+    }
+  }
+
+  /**
+   * A whole read-write transaction in ONE round trip: BEGIN, `steps` and COMMIT written at once
+   * and closed by one Sync (./pipeline.ts). Answers each step's rows. When a step fails, nothing
+   * after it runs (the server skips to the Sync, COMMIT included) and the transaction is rolled
+   * back; the error is a PipelineStepError whose `index` is the step's (-1: BEGIN, steps.length:
+   * COMMIT) and whose `cause` is the driver's error. Connection failures and the deadline are
+   * mapped here, as withTransaction does.
+   */
+  async transactionInOneTrip(isolation: IsolationLevel, steps: readonly PipelineStep[], deadline?: number): Promise<PipelineRows> {
+    const client = await this.acquire();
+    let broken: Error | undefined;
+    let watch: StatementDeadline | undefined;
+    try {
+      if (deadline !== undefined) {
+        checkNotPassed(deadline);
+        watch = new StatementDeadline(client, deadline);
+      }
+      const named = this.usePreparedStatements;
+      const all = [{ text: BEGIN[isolation][0], name: BEGIN_NAME[isolation] }, ...steps, { text: 'COMMIT', name: 'svc_commit' }];
+      const rows = await runPipeline(client, named ? all : all.map(({ text, values }) => (values ? { text, values } : { text })));
+      return rows.slice(1, -1);
+    } catch (err) {
+      const cause = err instanceof PipelineStepError ? err.cause : err;
+      if (isConnectionError(cause)) {
+        broken = cause as Error;
+        throw connectionEngineError(cause, this.secrets);
+      }
+      try {
+        // The failed statement left the transaction aborted (harmless after a failed COMMIT).
+        await client.query('ROLLBACK');
+      } catch (rollbackErr) {
+        broken = rollbackErr as Error;
+      }
+      if (watch?.fired) throw timeLimitExceeded();
+      if (err instanceof PipelineStepError) throw new PipelineStepError(err.index - 1, cause);
+      throw err;
+    } finally {
+      watch?.clear();
       client.release(broken);
     }
   }
@@ -313,13 +375,28 @@ export class PgSourcePool implements PgQueryable {
     return this.closing;
   }
 
+  /**
+   * pg-pool's "timeout exceeded when trying to connect" also means "every connection stayed busy
+   * for pool_timeout": said plainly, so a saturated pool is not mistaken for a database outage.
+   */
+  private poolTimeoutError(err: unknown): EngineError | undefined {
+    if (!(err instanceof Error) || !err.message.startsWith('timeout exceeded when trying to connect')) return undefined;
+    if (this.pool.totalCount < this.maxConnections) return undefined;
+    return new EngineError(
+      'connection-not-established',
+      `connection error: no database connection became free within the pool timeout (${this.poolTimeoutSeconds} s): ` +
+        `all ${this.maxConnections} connections of the pool stayed busy (pool_settings.pool_timeout, --pool-timeout)`,
+      { status: 400, internal: { pool: { max_connections: this.maxConnections, pool_timeout: this.poolTimeoutSeconds, waiting: this.pool.waitingCount } } },
+    );
+  }
+
   private async acquire(): Promise<PoolClient> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.pool.connect();
       } catch (err) {
         if (attempt >= this.retries || !isConnectionError(err) || isPermanentConnectionError(err)) {
-          throw connectionEngineError(err, this.secrets);
+          throw this.poolTimeoutError(err) ?? connectionEngineError(err, this.secrets);
         }
       }
     }

@@ -22,9 +22,12 @@ import {
   type SourceConnection,
   type SourceHealth,
   type SubscriptionFieldIR,
+  SpanKind,
+  type TableRef,
   type TypeOperators,
   tracing,
 } from '../../../core/sdk/index.js';
+import { PipelineStepError, type PipelineStep } from './pipeline.js';
 import type { ResolvedPgConnection } from './connection-info.js';
 import { PgSourcePool } from './pool.js';
 import { introspectPostgres } from './introspect.js';
@@ -33,7 +36,7 @@ import { bindValues } from './sql/bind.js';
 import { quoteIdent } from './sql/quote.js';
 import { queryEngineError } from './query-errors.js';
 import { extensionTypeOperators } from './extension-types.js';
-import { compileMutation, PgCompiledMutation, ProgramRun } from './sql/mutation/index.js';
+import { compileMutation, OneTripMutation, PgCompiledMutation, ProgramRun } from './sql/mutation/index.js';
 
 // The session reaches triggers as the transaction-local setting `svc.user` (always a parameter).
 const SET_SESSION = `SELECT set_config('svc.user', $1, true)`;
@@ -43,7 +46,7 @@ import { runPgSql } from './run-sql.js';
 import { explainStatement } from './explain.js';
 import { compileMultiplexed, type PgMultiplexedStatement } from './sql/multiplexed.js';
 import { runMultiplexed } from './multiplexed-run.js';
-import { PgChangeFeed, supportsChangeFeed } from './change-feed.js';
+import { dropChangeTracking, PgChangeFeed, supportsChangeFeed } from './change-feed.js';
 import type { PgEventLog } from './event-triggers/event-log.js';
 
 export class PgSourceConnection implements SourceConnection {
@@ -118,18 +121,35 @@ export class PgSourceConnection implements SourceConnection {
     if (plans.every((p) => p.plan.program.kind === 'constant')) {
       return plans.map((p) => (p.plan.program.kind === 'constant' ? p.plan.program.json : 'null'));
     }
+    const traceContext = tracing.active ? tracing.currentTraceContext() : undefined;
+    const session: PipelineStep = traceContext
+      ? { text: SET_SESSION_TRACED, values: [sessionJson, JSON.stringify(traceContext)], name: 'svc_set_session_traced' }
+      : { text: SET_SESSION, values: [sessionJson], name: 'svc_set_session' };
+    const trip = OneTripMutation.of(plans.map((p) => ({ program: p.plan.program, bound: p.bound })), session, sessionJson);
+    if (trip) return this.runInOneTrip(trip, options?.deadline);
     try {
+      // Programs reading earlier statements' rows run statement by statement; BEGIN and the
+      // session setting still share the first round trip.
       return await this.pool.withTransaction(this.pool.isolationLevel, false, async (tx) => {
-        const traceContext = tracing.active ? tracing.currentTraceContext() : undefined;
-        if (traceContext) await tx.queryTextRow(SET_SESSION_TRACED, [sessionJson, JSON.stringify(traceContext)]);
-        else await tx.queryTextRow(SET_SESSION, [sessionJson]);
         const out: string[] = [];
         for (const { plan, bound } of plans) out.push(await new ProgramRun(tx, plan, bound, sessionJson, this.secrets).run());
         return out;
-      }, options?.deadline);
+      }, options?.deadline, [session]);
     } catch (e) {
       // Errors of the engine's own statements are mapped where they ran; this catches BEGIN/COMMIT.
       throw queryEngineError(e, 'COMMIT', this.secrets);
+    }
+  }
+
+  private async runInOneTrip(trip: OneTripMutation, deadline: number | undefined): Promise<string[]> {
+    const run = () => this.pool.transactionInOneTrip(this.pool.isolationLevel, trip.steps, deadline);
+    try {
+      const rows = tracing.active
+        ? await tracing.span('db.query', { 'db.system': 'postgresql', 'db.statement': trip.steps.map((s) => s.text).join(';\n') }, run, SpanKind.CLIENT)
+        : await run();
+      return trip.results(rows);
+    } catch (e) {
+      throw e instanceof PipelineStepError ? trip.error(e, this.secrets) : queryEngineError(e, 'COMMIT', this.secrets);
     }
   }
 
@@ -152,6 +172,12 @@ export class PgSourceConnection implements SourceConnection {
     if (!(await supportsChangeFeed(this.pool))) return null;
     this.feed = new PgChangeFeed(this.resolved, this.pool, listener);
     return this.feed;
+  }
+
+  async dropChangeTracking(tables: readonly TableRef[] | 'all'): Promise<number> {
+    // A source that cannot notify never got a trigger.
+    if (!(await supportsChangeFeed(this.pool))) return 0;
+    return dropChangeTracking(this.pool, tables);
   }
 
   async readEnumValues(table: QualifiedTable, keyColumn: string, commentColumn: string | null): Promise<EnumValueRow[]> {

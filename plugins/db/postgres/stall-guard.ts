@@ -47,6 +47,8 @@ export function destroyConnection(client: unknown, err?: Error): void {
  */
 export function guardedClientClass(timeoutMs: number): typeof pg.Client {
   class GuardedClient extends pg.Client {
+    /** Read by code that sends submittables (the one-trip pipeline), which `query` cannot wrap. */
+    readonly stallTimeoutMs = timeoutMs;
     constructor(config?: pg.ClientConfig) {
       super({ ...config, connectionTimeoutMillis: config?.connectionTimeoutMillis || timeoutMs });
     }
@@ -61,7 +63,21 @@ export function guardedClientClass(timeoutMs: number): typeof pg.Client {
   return GuardedClient;
 }
 
-function withStallDeadline<T>(client: pg.Client, pending: Promise<T>, timeoutMs: number): Promise<T> {
+/** The statement timeout a guarded client enforces, or undefined for a plain client. */
+export function stallTimeoutOf(client: unknown): number | undefined {
+  return (client as { stallTimeoutMs?: number }).stallTimeoutMs;
+}
+
+/**
+ * `pending` fails with StatementStalledError (and the connection is destroyed) when unanswered
+ * `timeoutMs + STALL_GRACE_MS` after now. `statements`: how many statements `pending` waits for,
+ * each of which the server may run for up to `timeoutMs`.
+ */
+export function withStallDeadline<T>(client: pg.Client, pending: Promise<T>, timeoutMs: number, statements = 1): Promise<T> {
+  return stallDeadline(client, pending, timeoutMs, statements * timeoutMs + STALL_GRACE_MS);
+}
+
+function stallDeadline<T>(client: pg.Client, pending: Promise<T>, timeoutMs: number, waitMs: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => {
       const err = new StatementStalledError(timeoutMs);
@@ -69,7 +85,7 @@ function withStallDeadline<T>(client: pg.Client, pending: Promise<T>, timeoutMs:
       // The statement's own rejection (connection terminated) then lands in the handlers below,
       // on a promise already settled.
       destroyConnection(client);
-    }, timeoutMs + STALL_GRACE_MS);
+    }, waitMs);
     pending.then(
       (v) => {
         clearTimeout(timer);

@@ -1,6 +1,6 @@
 /**
- * The legacy `/v1/query` data operations: `select`, `insert`, `update`, `delete`, `count`. They
- * answer on `/v1/query` only (also inside its bulks), for any role: each one applies the
+ * The legacy data operations: `select`, `insert`, `update`, `delete`, `count`. They answer on
+ * `/v1/query` and `/v2/query` (also inside their bulks), for any role: each one applies the
  * session role's permissions, and the metadata service lets a request made only of them
  * through without admin (see `dataOperationTypes`). The args become the same query/mutation IR
  * GraphQL root fields become and run through the source's database plugin; nothing here writes
@@ -51,6 +51,7 @@ export default definePlugin({
       dataTypes.add(type);
       legacy[type] = async (ctx, args) => handler(await dmlContext(ctx, args), args);
     }
-    registerMetadataOperations(hooks, PLUGIN_ID, { legacy });
+    // `/v2/query` serves them too, as the reference's schema API does.
+    registerMetadataOperations(hooks, PLUGIN_ID, { legacy, endpoints: { legacy: ['query', 'schema'] } });
   },
 });

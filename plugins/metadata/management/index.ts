@@ -1,6 +1,6 @@
 /**
  * Whole-metadata operations: export_metadata, replace_metadata, reload_metadata, clear_metadata,
- * get_inconsistent_metadata, drop_inconsistent_metadata. They answer on every metadata endpoint
+ * get_inconsistent_metadata, drop_inconsistent_metadata, dump_internal_state. They answer on every metadata endpoint
  * (the legacy /v1/query has them too). Disabling this plugin leaves no way to back up or restore
  * metadata, so keep it.
  */
@@ -98,6 +98,9 @@ async function reloadOp(op: MetadataOperation, ctx: OperationContext): Promise<O
   };
   ctx.requestReload(reload);
   const preview = await ctx.rebuildPreview();
+  // As the reference: a reload never refuses what the databases now hold (a bulk's run_sql may
+  // have made an enum table invalid); later operations of the request are judged against it.
+  ctx.acceptInconsistencies?.(preview.inconsistentObjects);
   const consistent = preview.inconsistentObjects.length === 0;
   return {
     body: consistent
@@ -129,6 +132,49 @@ function dropInconsistentOp(_op: MetadataOperation, ctx: OperationContext): Oper
   return SUCCESS;
 }
 
+/**
+ * `dump_internal_state`: the resolved schema cache, for debugging (the reference dumps its own
+ * schema cache; the shape is ours, not a contract): per source the tracked tables with their
+ * columns, relationships, computed fields and permission roles, the tracked functions, the roles
+ * and the inconsistent objects.
+ */
+function dumpInternalStateOp(_op: MetadataOperation, ctx: OperationContext): OperationResult {
+  const cache = ctx.cache;
+  const sources: Record<string, unknown> = {};
+  for (const [name, s] of cache.sources) {
+    sources[name] = {
+      kind: s.kind,
+      tables: [...s.tables.values()].map((t) => ({
+        table: t.table,
+        type_name: t.typeName,
+        identifier: t.identifier,
+        is_enum: t.isEnum,
+        primary_key: t.primaryKey,
+        root_fields: t.rootFields,
+        columns: t.columns.map((c) => ({ name: c.name, graphql_name: c.graphqlName, type: c.type, nullable: c.nullable })),
+        relationships: [...t.relationships.values()].map((r) => ({ name: r.name, kind: r.kind, target: r.target, mapping: r.mapping })),
+        computed_fields: [...(t.computedFields?.values() ?? [])].map((c) => ({ name: c.name, function: c.function, returns: c.returns })),
+        permissions: Object.fromEntries(Object.entries(t.permissions).map(([type, byRole]) => [type, [...byRole.keys()].sort()])),
+      })),
+      functions: [...(s.functions?.values() ?? [])].map((f) => ({
+        function: f.function,
+        root_fields: f.rootFields,
+        return_table: f.returnTable,
+        exposed_as: f.exposedAs,
+      })),
+    };
+  }
+  return {
+    body: {
+      version: cache.version,
+      resource_version: cache.resourceVersion,
+      roles: [...cache.roles].sort(),
+      sources,
+      inconsistent_objects: cache.inconsistentObjects,
+    },
+  };
+}
+
 const HANDLERS: Record<string, (op: MetadataOperation, ctx: OperationContext) => OperationResult | Promise<OperationResult>> = {
   export_metadata: exportOp,
   replace_metadata: replaceOp,
@@ -136,6 +182,7 @@ const HANDLERS: Record<string, (op: MetadataOperation, ctx: OperationContext) =>
   clear_metadata: clearOp,
   get_inconsistent_metadata: getInconsistentOp,
   drop_inconsistent_metadata: dropInconsistentOp,
+  dump_internal_state: dumpInternalStateOp,
 };
 
 export default definePlugin({

@@ -149,7 +149,8 @@ export default definePlugin<AsyncRunnerOptions>({
     let runner: AsyncActionRunner | undefined;
     let http: OutgoingHttp | undefined;
     hooks.onEvent.tapPromise(PLUGIN_ID, async (event) => {
-      if (event.type === 'server.started' && options.fetchIntervalMs > 0) {
+      // Workers 2..N of --workers only serve requests; worker 1 delivers.
+      if (event.type === 'server.started' && event.background && options.fetchIntervalMs > 0) {
         let store: ActionLogStore;
         try {
           store = actionLogStore(container);

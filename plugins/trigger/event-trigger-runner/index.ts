@@ -70,6 +70,8 @@ export default definePlugin<RunnerPluginOptions>({
     hooks.onEvent.tapPromise(PLUGIN_ID, async (event) => {
       switch (event.type) {
         case 'server.started':
+          // Workers 2..N of --workers only serve requests; worker 1 delivers.
+          if (!event.background) return;
           http = new OutgoingHttp({ connectionsPerOrigin: options.poolSize });
           runner = new EventTriggerRunner(
             { cache, support, http, logger, metrics: container.resolve<MetricsRegistry>('metrics') },

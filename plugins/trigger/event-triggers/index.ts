@@ -40,7 +40,8 @@ export default definePlugin({
 
     hooks.onMetadataApply.tapPromise(PLUGIN_ID, (apply) => syncOnApply(container, config, apply));
     hooks.onEvent.tapPromise(PLUGIN_ID, async (event) => {
-      if (event.type !== 'server.started') return;
+      // Once per engine (worker 1 of --workers): every worker would install the same captures.
+      if (event.type !== 'server.started' || !event.background) return;
       const cache = container.resolve<SchemaCacheRef>('schemaCacheRef').current;
       await syncAll(container, config, cache).catch((e: unknown) =>
         logger.error('event-trigger', { message: 'could not bring capture triggers up to date at start-up', error: String(e) }),

@@ -50,7 +50,8 @@ export default definePlugin<ScheduledRunnerPluginOptions>({
     let http: OutgoingHttp | undefined;
 
     hooks.onEvent.tapPromise(PLUGIN_ID, async (event) => {
-      if (event.type === 'server.started') {
+      // Workers 2..N of --workers only serve requests; worker 1 runs the schedules.
+      if (event.type === 'server.started' && event.background) {
         let store;
         try {
           store = scheduledEventStore(container);

@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
+import { Redis } from 'ioredis';
 import type { Engine } from '../../../core/engine.js';
 import { call, graphql, metadata, startTestEngine } from '../../helpers/engine.js';
 import type { ReadApiFixture } from '../read-api/fixture.js';
@@ -204,6 +205,61 @@ describe('rate limits across engine instances', function () {
       expect(alpha.status).to.equal(429);
     } finally {
       await a.close();
+    }
+  });
+
+  /**
+   * Above 40 a minute the engines draw from local leases (plugins/limits/rate/leases.ts): together
+   * they admit at most the limit plus each one's cap (5% of it), and the store sees one
+   * reservation per lease, not one per operation.
+   */
+  async function leasedAcross(engines: Array<{ url: string }>, role: string, max: number): Promise<number> {
+    let ok = 0;
+    let refused = 0;
+    for (let round = 0; round < 12; round++) {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => graphql(engines[i % engines.length]!, '{ author(limit: 1) { id } }', undefined, { 'x-svc-role': role })),
+      );
+      for (const res of answers) {
+        if (res.body.data) ok++;
+        else if (res.body.errors[0].extensions.code === 'rate-limit-exceeded') refused++;
+        else throw new Error(JSON.stringify(res.body));
+      }
+    }
+    const slack = engines.length * Math.floor(max / 20);
+    expect(ok).to.be.within(max - slack, max + slack);
+    expect(refused).to.equal(240 - ok);
+    return ok;
+  }
+
+  it('a higher limit is leased: two engines sharing Redis stay within limit + slack, few reservations', async () => {
+    const role = await freshRole();
+    await metadata(f.engine, { type: 'set_api_limits', args: { rate_limit: { global: { max_reqs_per_min: 200 } } } });
+    const redisUrl = 'redis://127.0.0.1:6379/0';
+    const a = await startTestEngine({ databaseUrl: f.db.url, redisUrl });
+    second = await startTestEngine({ databaseUrl: f.db.url, redisUrl });
+    const redis = new Redis(redisUrl);
+    try {
+      const ok = await leasedAcross([a, second], role, 200);
+      const reservations = await redis.zcard(`svc:lease:${JSON.stringify([role])}`);
+      expect(reservations).to.be.above(0).and.below(ok / 3);
+    } finally {
+      redis.disconnect();
+      await a.close();
+      await metadata(f.engine, { type: 'remove_api_limits', args: {} });
+    }
+  });
+
+  it('a higher limit is leased: two engines sharing the metadata database stay within limit + slack, few reservations', async () => {
+    const role = await freshRole();
+    await metadata(f.engine, { type: 'set_api_limits', args: { rate_limit: { global: { max_reqs_per_min: 200 } } } });
+    second = await startTestEngine({ databaseUrl: f.db.url });
+    try {
+      const ok = await leasedAcross([f.engine, second], role, 200);
+      const { rows } = await f.db.sql('SELECT cardinality(at) AS reservations FROM svc_catalog.svc_rate_lease WHERE key = $1', [`svc:lease:${JSON.stringify([role])}`]);
+      expect(rows[0].reservations).to.be.above(0).and.below(ok / 3);
+    } finally {
+      await metadata(f.engine, { type: 'remove_api_limits', args: {} });
     }
   });
 

@@ -45,6 +45,32 @@ describe('subscriptions: every query root field is a live query (integration)', 
     c.subscribe({ query: 'subscription { a: article_by_pk(id: 1) { id } b: article_by_pk(id: 2) { id } }' }, r.sink);
     const errors = (await waitFor(() => r.errors[0])) as Array<{ message: string; extensions: { code: string } }>;
     expect(errors[0]!.extensions.code).to.equal('validation-failed');
+    expect(errors[0]!.message).to.equal('subscriptions must select one top level field');
+  });
+
+  it('serves several root fields with @_multiple_top_level_fields, as one statement, following writes', async () => {
+    const r = await live(
+      'subscription @_multiple_top_level_fields { a: article_by_pk(id: 1) { title } b: article_by_pk(id: 2) { title } n: article_aggregate { aggregate { count } } }',
+    );
+    expect(r.values[0]).to.deep.equal({ data: { a: { title: 'a1' }, b: { title: 'a2' }, n: { aggregate: { count: 4 } } } });
+    const before = f.manager().stats();
+    await f.db.sql(`UPDATE article SET title = 'a2 changed' WHERE id = 2`);
+    expect((await r.nth(1)).data['b']).to.deep.equal({ title: 'a2 changed' });
+    const after = f.manager().stats();
+    expect(after.statements - before.statements).to.equal(after.polls - before.polls);
+    await f.db.sql(`UPDATE article SET title = 'a2' WHERE id = 2`);
+    await r.nth(2);
+    const stream = new Received();
+    c.subscribe(
+      { query: 'subscription @_multiple_top_level_fields { s: article_stream(batch_size: 1, cursor: {initial_value: {id: 0}}) { id } b: article_by_pk(id: 2) { id } }' },
+      stream.sink,
+    );
+    expect(JSON.stringify(await waitFor(() => stream.errors[0]))).to.contain('a streaming subscription must select one top level field');
+    // The directive belongs on a subscription only; elsewhere it is an unknown directive.
+    const q = new Received();
+    c.subscribe({ query: 'query @_multiple_top_level_fields { article_by_pk(id: 1) { id } }' }, q.sink);
+    const errors = (await waitFor(() => q.errors[0])) as Array<{ message: string }>;
+    expect(errors[0]!.message).to.equal('Unknown directive "@_multiple_top_level_fields".');
   });
 
   it('serves _by_pk, _aggregate, functions, computed fields, relationships and __typename, and follows writes', async () => {

@@ -31,7 +31,7 @@ export const LAYERS: ReadonlyArray<{ layer: string; units: ReadonlyArray<[unit: 
   {
     layer: '2 contracts and documents',
     units: [
-      ['ir', ['graphql/ir.ts', 'graphql/ir-mutation.ts', 'graphql/ir-reads.ts']],
+      ['ir', ['graphql/ir.ts', 'graphql/ir-mutation.ts', 'graphql/ir-reads.ts', 'graphql/aggregate-predicates.ts']],
       ['metadata-document', ['metadata/types.ts']],
       ['db', ['db/']],
       ['auth', ['auth/']],
@@ -81,6 +81,7 @@ export const LAYERS: ReadonlyArray<{ layer: string; units: ReadonlyArray<[unit: 
     units: [
       ['kernel', ['kernel/']],
       ['engine', ['engine.ts', 'serve.ts', 'cli.ts', 'main.ts', 'index.ts']],
+      ['workers', ['workers/']],
       ['sdk', ['sdk/']],
       ['project', ['project/']],
     ],

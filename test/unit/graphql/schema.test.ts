@@ -158,7 +158,7 @@ describe('graphql schema: the blog (relationships, enum tables, jsonb, arrays, c
     expect(article).to.include.members([
       'headline: String!',
       'status: article_status_enum',
-      'metadata: jsonb',
+      'metadata(path: String): jsonb',
       'tags: [String!]',
       'rating: numeric',
       'created_at: timestamptz',

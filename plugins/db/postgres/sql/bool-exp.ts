@@ -2,6 +2,7 @@
  * Boolean expressions (`where`, permission filters) into SQL conditions.
  */
 import {
+  type AggregatePredicateFn,
   type BoolExpIR,
   type ComparisonOp,
   errors,
@@ -11,7 +12,7 @@ import {
 } from '../../../../core/sdk/index.js';
 import type { CompileContext } from './context.js';
 import { quoteIdent, quoteTable, sqlType } from './quote.js';
-import { valueSql } from './values.js';
+import { castType, valueSql } from './values.js';
 import { callSql } from './function-call.js';
 import { extensionOperatorSql } from '../extension-types.js';
 
@@ -70,7 +71,7 @@ export function columnsRead(e: BoolExpIR, out: Set<string>): boolean {
     if (x.kind === 'compareColumn' && x.rhs.root) out.add(x.rhs.column);
     else if (x.kind === 'and' || x.kind === 'or') x.items.forEach(rootRefs);
     else if (x.kind === 'not') rootRefs(x.item);
-    else if (x.kind === 'relationship' || x.kind === 'exists') rootRefs(x.where);
+    else if (x.kind === 'relationship' || x.kind === 'exists' || x.kind === 'computedTable') rootRefs(x.where);
   };
   switch (e.kind) {
     case 'true':
@@ -94,6 +95,10 @@ export function columnsRead(e: BoolExpIR, out: Set<string>): boolean {
     case 'exists':
       rootRefs(e.where);
       return false;
+    case 'computedTable':
+      // The function takes the whole row.
+      rootRefs(e.where);
+      return true;
     case 'aggregatePredicate':
       for (const [c] of e.mapping) out.add(c);
       if (e.filter) rootRefs(e.filter);
@@ -105,8 +110,13 @@ export function columnsRead(e: BoolExpIR, out: Set<string>): boolean {
 export function comparisonSql(ctx: CompileContext, lhs: string, op: ComparisonOp, rhs: TypedValueIR): string {
   if (op === '_is_null') return isNullSql(ctx, lhs, rhs);
   const v = valueSql(ctx, rhs, ARRAY_RHS.has(op));
-  if (op === '_in') return `(${lhs} = ANY(${v}))`;
-  if (op === '_nin') return `(${lhs} <> ALL(${v}))`;
+  if (op === '_in' || op === '_nin') {
+    // A session variable is a scalar sub-select, and `ANY((SELECT ...))` would parse as the
+    // sub-query form of ANY (comparing each element with the whole array): a cast makes it an
+    // array expression.
+    const arr = rhs.value.kind === 'session' ? `${v}::${castType(rhs, true)}` : v;
+    return op === '_in' ? `(${lhs} = ANY(${arr}))` : `(${lhs} <> ALL(${arr}))`;
+  }
   const sqlOp = BINARY_OPS[op];
   if (sqlOp === undefined) throw errors.unexpected(`unsupported comparison operator ${op}`);
   return `(${lhs} ${sqlOp} ${v})`;
@@ -128,11 +138,11 @@ export function joinSql(mapping: Array<[string, string]>, from: string, to: stri
   return mapping.map(([a, b]) => `(${from}.${quoteIdent(a)} = ${to}.${quoteIdent(b)})`).join(' AND ');
 }
 
-/** SQL for an aggregate call over `table` in an aggregate predicate. */
-function predicateAggSql(fn: 'count' | 'bool_and' | 'bool_or', args: string[], distinct: boolean, table: string): string {
+/** SQL for an aggregate call over `table` in an aggregate predicate (`corr`/`covar_samp` take Y, X). */
+function predicateAggSql(fn: AggregatePredicateFn, args: string[], distinct: boolean, table: string): string {
   const d = distinct ? 'DISTINCT ' : '';
   const cols = args.map((c) => table + '.' + quoteIdent(c));
-  if (fn !== 'count') return `${fn}(${d}${cols[0] ?? 'NULL'})`;
+  if (fn !== 'count') return `${fn}(${d}${cols.length > 0 ? cols.join(', ') : 'NULL'})`;
   if (cols.length === 0) return distinct ? `count(DISTINCT ${table}.*)` : 'count(*)';
   return cols.length === 1 ? `count(${d}${cols[0]})` : `count(${d}(${cols.join(', ')}))`;
 }
@@ -194,6 +204,11 @@ export function boolExpSql(ctx: CompileContext, e: BoolExpIR, scope: Scope): str
       );
     case 'exists':
       return subFilter(ctx, e.target, (a) => boolExpSql(ctx, e.where, { cur: a, root: scope.root }));
+    case 'computedTable': {
+      // The function is called with the current row, as when the field is selected.
+      const a = ctx.alias();
+      return `EXISTS (SELECT 1 FROM ${callSql(ctx, e.call, scope.cur)} AS ${a} WHERE ${boolExpSql(ctx, e.where, { cur: a, root: scope.root })})`;
+    }
     case 'aggregatePredicate': {
       const a = ctx.alias();
       const where = andSql([

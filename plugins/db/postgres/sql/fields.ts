@@ -16,6 +16,7 @@ import { isBigNumberType } from './types.js';
 import { geoJsonSql, isGeoType } from '../extension-types.js';
 import { callSql, ROW_KEY } from './function-call.js';
 import { columnsRead, visibleWhenSql } from './bool-exp.js';
+import { valueSql } from './values.js';
 
 export interface RowParts {
   /** FROM items to append after the level's base: relationship laterals, then the row lateral. */
@@ -48,13 +49,17 @@ export function fieldsRow(ctx: CompileContext, fields: FieldIR[], table: string,
     switch (f.kind) {
       case 'column': {
         needed.add(f.name);
-        const value = columnValueSql(ctx, table, f.name, f.type);
+        const raw = columnValueSql(ctx, table, f.name, f.type);
+        const value = f.upper ? `upper(${raw})` : raw;
+        // The path is a parameter: `#>` takes the keys and indexes as text.
+        const path = f.jsonPath ? valueSql(ctx, { value: { kind: 'const', value: f.jsonPath.map(String) }, dbType: 'text', array: true }) : null;
+        const selected = path ? `(${value} #> ${path})` : value;
         if (!f.visibleWhen) {
-          pairs.push({ key: f.alias, expr: value });
+          pairs.push({ key: f.alias, expr: selected });
           break;
         }
         if (columnsRead(f.visibleWhen, needed)) wholeRow = true;
-        pairs.push({ key: f.alias, expr: visibleWhenSql(ctx, f.visibleWhen, table, value) });
+        pairs.push({ key: f.alias, expr: visibleWhenSql(ctx, f.visibleWhen, table, selected) });
         break;
       }
       case 'typename':

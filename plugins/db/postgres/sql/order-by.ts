@@ -34,13 +34,20 @@ export function orderExprSql(ctx: CompileContext, e: OrderExprIR, table: string)
     case 'arrayAggregate': {
       const a = ctx.alias();
       const where = relatedWhere(ctx, e.mapping, e.filter, table, a);
-      let call: string;
-      if (e.fn === 'count') call = 'count(*)';
-      else if (e.column === undefined) throw errors.unexpected(`order by ${e.fn} needs a column`);
-      else call = `${e.fn}(${a}.${quoteIdent(e.column.name)})`;
-      return `(SELECT ${call} FROM ${quoteTable(e.target)} AS ${a} WHERE ${where})`;
+      return `(SELECT ${aggregateSql(e, a)} FROM ${quoteTable(e.target)} AS ${a} WHERE ${where})`;
+    }
+    case 'computedAggregate': {
+      const a = ctx.alias();
+      const where = relatedWhere(ctx, [], e.filter, table, a);
+      return `(SELECT ${aggregateSql(e, a)} FROM ${callSql(ctx, e.call, table)} AS ${a} WHERE ${where})`;
     }
   }
+}
+
+function aggregateSql(e: Extract<OrderExprIR, { kind: 'arrayAggregate' | 'computedAggregate' }>, alias: string): string {
+  if (e.fn === 'count') return 'count(*)';
+  if (e.column === undefined) throw errors.unexpected(`order by ${e.fn} needs a column`);
+  return `${e.fn}(${alias}.${quoteIdent(e.column.name)})`;
 }
 
 function relatedWhere(

@@ -26,7 +26,7 @@ import { rootFieldSql } from '../compile.js';
 import { emptyOutputJson, outputSql, readsRelationships } from './output.js';
 import { PgCompiledMutation, type PgInsertNode, type PgInsertRow, type PgProgram, type PgWrite } from './program.js';
 import { ProgramBuilder, type StatementContext } from './statement.js';
-import { CHECK_SQL, COUNT_SQL, RESULT, deleteDml, insertDml, slotColumnSql, updateDml, writeSql } from './write.js';
+import { COUNT_SQL, RESULT, deleteDml, directWriteSql, dmlChecksRows, insertDml, slotColumnSql, updateDml, writeSql } from './write.js';
 
 type Dml = (ctx: StatementContext) => string;
 
@@ -63,8 +63,10 @@ function updateProgram(b: ProgramBuilder, u: UpdateIR, ret: MutationReturnIR, pa
 function writeProgram(b: ProgramBuilder, table: TableRef, ret: MutationReturnIR, path: string, dml: Dml): PgProgram {
   if (!readsRelationships(ret.output)) {
     const ctx = b.context();
-    const text = `WITH ${RESULT} AS (${dml(ctx)}) SELECT (${outputSql(ctx, table, ret, RESULT, () => COUNT_SQL)})::text, ${CHECK_SQL}`;
-    return { kind: 'direct', statement: b.finish(ctx, text), path };
+    const write = dml(ctx);
+    const checked = dmlChecksRows(write);
+    const text = directWriteSql(write, outputSql(ctx, table, ret, RESULT, () => COUNT_SQL), checked);
+    return { kind: 'direct', statement: b.finish(ctx, text), path, checked };
   }
   const ctx = b.context();
   return staged(b, table, ret, { kind: 'statement', statement: b.finish(ctx, writeSql(dml(ctx))), path });

@@ -5,3 +5,4 @@
 export { compileMutation } from './compile.js';
 export { PgCompiledMutation, type PgProgram } from './program.js';
 export { ProgramRun } from './run.js';
+export { OneTripMutation } from './one-trip.js';

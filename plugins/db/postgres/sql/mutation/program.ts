@@ -16,6 +16,8 @@ export type ArgSource = { kind: 'param'; index: number } | { kind: 'slot'; slot:
 
 export interface PgStatement {
   text: string;
+  /** Its prepared-statement name (from the text), used when the source prepares statements. */
+  name: string;
   /** Sources of `$2, $3, ...` (`$1` is always the session JSON). */
   args: ArgSource[];
 }
@@ -42,8 +44,11 @@ export type PgProgram =
   | { kind: 'constant'; json: string }
   /** One statement answers, whatever it does (a VOLATILE function's select): `[output]`. */
   | { kind: 'read'; statement: PgStatement; path: string }
-  /** One statement writes and answers: `[output, check]`. */
-  | { kind: 'direct'; statement: PgStatement; path: string }
+  /**
+   * One statement writes and answers: `[output, check]`. `checked`: the role has a check, and
+   * the statement also records its outcome for CHECK_GUARD_SQL (./write.ts).
+   */
+  | { kind: 'direct'; statement: PgStatement; path: string; checked: boolean }
   /**
    * Write first, then answer from a second statement over the written rows, which then sees
    * everything the writes did (relationships in the answer, nested inserts), as the reference

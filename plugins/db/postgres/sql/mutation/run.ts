@@ -9,7 +9,7 @@ import { isStatementError } from '../../pg-errors.js';
 import { queryEngineError } from '../../query-errors.js';
 import type { PgCompiledMutation, PgInsertNode, PgProgram, PgStatement, PgWrite } from './program.js';
 
-const CHECK_FAILED = 'check constraint of an insert/update permission has failed';
+export const CHECK_FAILED = 'check constraint of an insert/update permission has failed';
 
 interface Written {
   /** Rows written, nested inserts included (`affected_rows`). */

@@ -6,6 +6,7 @@
 import type { CompileOptions } from '../../../../../core/sdk/index.js';
 import { CompileContext, type SqlParam } from '../context.js';
 import type { ArgSource, PgStatement } from './program.js';
+import { statementName } from '../statement-name.js';
 
 const SLOT = Symbol('svc.mutation.slot');
 type SlotMarker = { readonly [SLOT]: number };
@@ -60,6 +61,6 @@ export class ProgramBuilder {
       this.params.push(p);
       return { kind: 'param', index: this.params.length - 1 };
     });
-    return { text: full, args };
+    return { text: full, name: statementName(full), args };
   }
 }

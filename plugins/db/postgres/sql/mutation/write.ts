@@ -32,6 +32,27 @@ const CHECK = '"check__constraint"';
 export const COUNT_SQL = `(SELECT count(*) FROM ${RESULT})`;
 export const CHECK_SQL = `(SELECT coalesce(bool_and(${CHECK}), true) FROM ${RESULT})`;
 
+/**
+ * When a whole mutation runs in one round trip (BEGIN ... COMMIT sent at once), a failed check
+ * must stop the COMMIT in the database itself: a direct write whose DML checks its rows also
+ * stores the outcome in this transaction-local setting, and CHECK_GUARD_SQL, sent right after
+ * it, then fails (division by zero) so that the server skips the rest, COMMIT included. The
+ * runner knows the failing step is the guard and reports the permission error.
+ */
+const CHECK_SETTING = `'svc.mutation_check'`;
+export const CHECK_GUARD_SQL = `SELECT 1 / (current_setting(${CHECK_SETTING}) = 'true')::int`;
+
+/** Whether a DML's rows carry a check at all (the role has one): DELETE and unchecked writes say `true`. */
+export function dmlChecksRows(dml: string): boolean {
+  return !dml.endsWith(`RETURNING *, true AS ${CHECK}`);
+}
+
+/** `[output, check]` of a direct write; a checked one also records the check for the guard. */
+export function directWriteSql(dml: string, output: string, checked: boolean): string {
+  if (!checked) return `WITH ${RESULT} AS (${dml}) SELECT (${output})::text, ${CHECK_SQL}`;
+  return `WITH ${RESULT} AS (${dml}) SELECT (${output})::text, "_svc_c"."ok", set_config(${CHECK_SETTING}, "_svc_c"."ok"::text, true) FROM (SELECT ${CHECK_SQL} AS "ok") AS "_svc_c"`;
+}
+
 /** `[count, rows as a JSON array, check]` of a write. */
 export function writeSql(dml: string): string {
   return `WITH ${RESULT} AS (${dml}) SELECT ${COUNT_SQL}, (SELECT coalesce(json_agg(${RESULT}), '[]') FROM ${RESULT}), ${CHECK_SQL}`;

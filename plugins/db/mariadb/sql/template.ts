@@ -1,0 +1,155 @@
+/**
+ * Statement text with its parameters. MariaDB's placeholders are positional (`?`), but a
+ * statement is assembled out of order (a level's aggregates before its FROM), so the compiler
+ * writes markers naming a slot and `render` turns them into `?` in text order, listing which
+ * value each one takes. A value used twice is sent twice.
+ */
+import { EngineError, type TypedValueIR } from '../../../../core/sdk/index.js';
+
+/** What one `?` receives. */
+export type Slot =
+  /** `params[index]` of the compiled statement, prepared for its use. */
+  | { kind: 'param'; index: number; use: ParamUse; cap?: number; boolean?: true }
+  /** The session variables as JSON text. */
+  | { kind: 'session' }
+  /** A constant string the compiler chose (a JSON path): sent as a value, never written into the text. */
+  | { kind: 'text'; value: string }
+  /**
+   * A JSON path slicing an array to rows offset..offset+limit-1 (`$[o to e]`): paging of a nested
+   * level whose limit or offset is a variable. Each bound is a constant, or `params[index]`.
+   */
+  | { kind: 'slice'; limit: PagingBound | null; offset: PagingBound | null; cap?: number }
+  /** Mutations: the condition matching the rows a statement wrote, expanded per run. */
+  | { kind: 'affected'; alias: string };
+
+export type PagingBound = { const: number } | { index: number };
+
+/** How a value goes to the server: as is, as a JSON array (for `_in`), or rewritten (patterns, paging). */
+export type ParamUse = 'value' | 'json' | 'limit' | 'offset' | 'similar' | 'regex' | 'iregex';
+
+const MARK = '\u0001';
+// Control characters by design: quoteIdent refuses them in names, and values never enter the text.
+// eslint-disable-next-line no-control-regex
+const MARK_RE = /\u0001(\d+)\u0001/g;
+
+export class SlotList {
+  readonly slots: Slot[] = [];
+  readonly params: TypedValueIR[] = [];
+  usesSession = false;
+
+  mark(slot: Slot): string {
+    if (slot.kind === 'session') this.usesSession = true;
+    this.slots.push(slot);
+    return MARK + (this.slots.length - 1) + MARK;
+  }
+
+  /** A placeholder for a statement parameter (a constant, GraphQL variable or session variable). */
+  value(v: TypedValueIR, use: ParamUse = 'value', cap?: number): string {
+    this.params.push(v);
+    const boolean = v.dbType === 'boolean' || v.dbType === 'bool';
+    return this.mark({ kind: 'param', index: this.params.length - 1, use, ...(cap !== undefined ? { cap } : {}), ...(boolean ? { boolean: true as const } : {}) });
+  }
+}
+
+export interface Rendered {
+  text: string;
+  order: Slot[];
+}
+
+/** Marked text → `?` text and the slots in the order the server reads them. */
+export function render(marked: string, slots: readonly Slot[]): Rendered {
+  const order: Slot[] = [];
+  const text = marked.replace(MARK_RE, (_m, n: string) => {
+    order.push(slots[Number(n)]!);
+    return '?';
+  });
+  return { text, order };
+}
+
+/** Values for the rendered order: `params` are the request's resolved values. */
+export function bindSlots(order: readonly Slot[], values: readonly unknown[], sessionJson: string): unknown[] {
+  return order.map((s) => {
+    switch (s.kind) {
+      case 'session':
+        return sessionJson;
+      case 'text':
+        return s.value;
+      case 'affected':
+        throw new EngineError('unexpected', 'an affected-rows condition outside a mutation');
+      case 'slice': {
+        const bound = (b: PagingBound | null, use: 'limit' | 'offset'): number | null =>
+          b === null ? null : 'const' in b ? b.const : pagingValue(values[b.index], use);
+        let limit = bound(s.limit, 'limit');
+        if (s.cap !== undefined) limit = limit === null ? s.cap : Math.min(limit, s.cap);
+        const offset = bound(s.offset, 'offset') ?? 0;
+        // No row wanted: a path an array never matches, which the compiler turns into [].
+        if (limit === 0) return '$.none';
+        return limit === null ? `$[${offset} to last]` : `$[${offset} to ${offset + limit - 1}]`;
+      }
+      case 'param':
+        return s.boolean ? booleanValue(prepare(values[s.index], s.use, s.cap)) : prepare(values[s.index], s.use, s.cap);
+    }
+  });
+}
+
+function pagingValue(v: unknown, use: 'limit' | 'offset'): number | null {
+  if (v === null || v === undefined) return null;
+  const n = typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
+  if (typeof n === 'number' && n < 0) throw new EngineError('not-supported', 'unexpected negative value');
+  if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw new EngineError('validation-failed', `expected an integer for ${use}`);
+  return n;
+}
+
+/**
+ * A BOOLEAN is a TINYINT: text values (session variables) are read as PostgreSQL reads boolean
+ * text, since MariaDB would turn 'true' into 0. Anything else goes as it is.
+ */
+function booleanValue(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  const t = v.trim().toLowerCase();
+  if (['t', 'true', 'y', 'yes', 'on', '1'].includes(t)) return 1;
+  if (['f', 'false', 'n', 'no', 'off', '0'].includes(t)) return 0;
+  return v;
+}
+
+function prepare(v: unknown, use: ParamUse, cap: number | undefined): unknown {
+  if (v === undefined) v = null;
+  switch (use) {
+    case 'json':
+      return v === null ? null : JSON.stringify(v);
+    case 'limit':
+    case 'offset': {
+      // A null limit is no limit (the role's cap, if any), a null offset none, as in PostgreSQL.
+      const n = pagingValue(v, use);
+      if (use === 'offset') return n ?? 0;
+      if (n === null) return cap ?? Number.MAX_SAFE_INTEGER;
+      return cap === undefined ? n : Math.min(n, cap);
+    }
+    case 'similar':
+      return v === null ? null : '(?-i)' + similarToRegex(String(v));
+    case 'regex':
+      return v === null ? null : '(?-i)' + String(v);
+    case 'iregex':
+      return v === null ? null : '(?i)' + String(v);
+    case 'value':
+      if (v !== null && typeof v === 'object') return JSON.stringify(v);
+      return v;
+  }
+}
+
+/**
+ * SQL `SIMILAR TO` → an anchored PCRE: `%` and `_` are wildcards, `.` is literal, `\` escapes,
+ * and the regular-expression operators (`| * + ? {} () []`) mean what they mean in a regex.
+ */
+export function similarToRegex(pattern: string): string {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\' && i + 1 < pattern.length) out += '\\' + pattern[++i];
+    else if (c === '%') out += '.*';
+    else if (c === '_') out += '.';
+    else if ('.^$'.includes(c)) out += '\\' + c;
+    else out += c;
+  }
+  return `^(?:${out})$`;
+}

@@ -1,0 +1,23 @@
+/** Values as parameters, and the types the compiler needs to name. */
+import type { TypedValueIR } from '../../../../core/sdk/index.js';
+import type { CompileContext } from './context.js';
+
+/** A value is always a parameter; the engine resolves session variables among them per request. */
+export function valueSql(ctx: CompileContext, v: TypedValueIR): string {
+  return ctx.slots.value(v, v.array ? 'json' : 'value');
+}
+
+const INTEGER = new Set(['smallint', 'integer', 'bigint', 'int', 'int2', 'int4', 'int8', 'boolean', 'bool']);
+const NUMBER = new Set(['numeric', 'decimal', 'real', 'double precision', 'float4', 'float8']);
+
+/** The JSON_TABLE column type an `_in` list of `dbType` values is read as. */
+export function jsonTableType(dbType: string): string {
+  if (INTEGER.has(dbType)) return 'BIGINT';
+  if (NUMBER.has(dbType)) return 'DECIMAL(65,30)';
+  if (dbType === 'date') return 'DATE';
+  if (dbType === 'timestamp') return 'DATETIME(6)';
+  return 'LONGTEXT';
+}
+
+/** Types whose values the server sends as strings when `stringifyNumericTypes` is on. */
+export const isBigNumberType = (t: string): boolean => t === 'bigint' || t === 'numeric' || t === 'double precision';

@@ -1,0 +1,293 @@
+/**
+ * Local token leases in front of the shared rate-limit store. Asking the store for every
+ * operation costs a round trip per request (Redis or PostgreSQL), which on a sub-millisecond
+ * query is most of its cost. Instead each engine instance reserves a batch of tokens for a key at
+ * once and spends them locally; only a refill goes to the store, ahead of need, so most requests
+ * never wait for it.
+ *
+ * The bound (docs/api.md "Rate limits across instances"): every token spent was reserved in the
+ * store, and the store never lets the reservations of one window exceed the limit. So over any
+ * window-long span the operations admitted for a key, across all instances, are at most the limit
+ * plus the tokens the instances held unspent when the span began. An instance never holds more
+ * than `leaseCap(max)` = floor(max / 20) tokens (5% of the limit), plus one per request waiting
+ * for a token at that moment; within the cap the lease size follows the instance's own request
+ * rate for the key (about half a window of its traffic, at least 2), so idle keys hold little.
+ * Limits under 40 a window give a cap of 1: such a key is exact, with a token reserved only for a
+ * request that is waiting for it. A token is spent only while its reservation is still
+ * inside the store's window (it expires `windowMs` after the reservation was sent), and a lease
+ * that the limit's new value no longer allows is cut down at once.
+ */
+import type { Grant, RateStore, Reservation } from './store.js';
+
+/** One instance holds at most 1/LEASE_DIVISOR of a limit unspent. */
+export const LEASE_DIVISOR = 20;
+
+/**
+ * Refills wait while one batch is at the store, then go together: idle, a refill leaves at once;
+ * busy (many cold keys at a time), one round trip serves many keys.
+ */
+const MAX_BATCH = 500;
+
+interface Queued extends Reservation {
+  resolve(grant: Grant): void;
+  reject(e: unknown): void;
+}
+
+/** A new key's first lease (before its rate is known), and the smallest lease of a key that is not exact. */
+const INITIAL_SIZE = 8;
+const MIN_SIZE = 2;
+
+/** Tokens one instance may hold unspent for a limit of `max` per window; 1 means exact (no lease). */
+export function leaseCap(max: number): number {
+  return Math.max(1, Math.floor(max / LEASE_DIVISOR));
+}
+
+interface Batch {
+  left: number;
+  /** Local time after which these tokens may no longer be spent (their reservation left the window). */
+  expiresAt: number;
+}
+
+class Lease {
+  batches: Batch[] = [];
+  max = -1;
+  cap = 1;
+  /** The batch the next refill aims to hold. */
+  size = INITIAL_SIZE;
+  /** Requests waiting for a token. */
+  waiting = 0;
+  pending: Promise<void> | undefined;
+  deniedUntil = 0;
+  /** Tokens spent since the last refill, and the smoothed rate (tokens per ms) they give. */
+  spent = 0;
+  rate = 0;
+  /** Whether a refill was sent: the first one has no rate to go by and asks for the initial size. */
+  measured = false;
+  measuredSince = 0;
+  lastRefillAt: number;
+  lastUsedAt: number;
+
+  constructor(now: number) {
+    this.lastRefillAt = now;
+    this.lastUsedAt = now;
+  }
+
+  tokens(now: number): number {
+    let n = 0;
+    for (const b of this.batches) if (b.expiresAt > now) n += b.left;
+    return n;
+  }
+
+  spend(now: number): boolean {
+    while (this.batches.length > 0) {
+      const b = this.batches[0]!;
+      if (b.left > 0 && b.expiresAt > now) {
+        b.left--;
+        this.spent++;
+        return true;
+      }
+      this.batches.shift();
+    }
+    return false;
+  }
+
+  /** A new value of the limit: a cached refusal no longer holds, and the lease shrinks to the new cap. */
+  retune(max: number, now: number): void {
+    this.max = max;
+    this.cap = leaseCap(max);
+    this.deniedUntil = 0;
+    this.size = Math.min(Math.max(this.size, INITIAL_SIZE), this.cap);
+    let keep = this.cap > 1 ? this.cap : 0;
+    const kept: Batch[] = [];
+    for (const b of this.batches) {
+      if (b.expiresAt <= now || keep === 0) continue;
+      const left = Math.min(b.left, keep);
+      keep -= left;
+      kept.push({ left, expiresAt: b.expiresAt });
+    }
+    this.batches = kept;
+  }
+}
+
+export interface LeaseOptions {
+  windowMs: number;
+  /** Local monotonic clock in ms (tests pass their own). */
+  clock?: () => number;
+}
+
+export class RateLeases {
+  private readonly leases = new Map<string, Lease>();
+  private readonly windowMs: number;
+  /** How much traffic a lease aims to cover: half the window (30 s of a minute). */
+  private readonly spanMs: number;
+  private readonly clock: () => number;
+  private readonly sweeper: NodeJS.Timeout;
+  private queue: Queued[] = [];
+  private sending = false;
+  private scheduled = false;
+
+  constructor(
+    private readonly store: RateStore,
+    options: LeaseOptions,
+  ) {
+    this.windowMs = options.windowMs;
+    this.spanMs = Math.max(1, options.windowMs / 2);
+    this.clock = options.clock ?? (() => performance.now());
+    this.sweeper = setInterval(() => this.sweep(), this.windowMs);
+    this.sweeper.unref();
+  }
+
+  /**
+   * Takes a token for `key` under a limit of `max` per window: synchronously when the lease holds
+   * one (or a refusal is cached), else after a refill. Rejects when the store cannot be reached.
+   */
+  take(key: string, max: number): boolean | Promise<boolean> {
+    const now = this.clock();
+    let lease = this.leases.get(key);
+    if (lease === undefined) {
+      lease = new Lease(now);
+      this.leases.set(key, lease);
+    }
+    if (lease.max !== max) lease.retune(max, now);
+    lease.lastUsedAt = now;
+    if (lease.spend(now)) {
+      this.prefetch(key, lease, now);
+      return true;
+    }
+    if (now < lease.deniedUntil) return false;
+    return this.wait(key, lease);
+  }
+
+  /** Tokens the instance holds unspent for `key` (for tests and the bound's checks). */
+  held(key: string): number {
+    return this.leases.get(key)?.tokens(this.clock()) ?? 0;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    await this.store.close();
+  }
+
+  private async wait(key: string, lease: Lease): Promise<boolean> {
+    lease.waiting++;
+    try {
+      for (;;) {
+        if (lease.pending === undefined) {
+          const now = this.clock();
+          this.adapt(lease, now);
+          // Exact keys reserve one token per waiting request, all spent as soon as they arrive.
+          const want = Math.max(lease.size - lease.tokens(now), lease.waiting);
+          lease.pending = this.refill(key, lease, want, now);
+        }
+        await lease.pending;
+        const now = this.clock();
+        if (lease.spend(now)) return true;
+        if (now < lease.deniedUntil) return false;
+        // Another request took the tokens this refill brought: reserve again.
+      }
+    } finally {
+      lease.waiting--;
+    }
+  }
+
+  /** Tops the lease up ahead of need when three quarters are spent, so requests do not wait for the store. */
+  private prefetch(key: string, lease: Lease, now: number): void {
+    if (lease.cap <= 1 || lease.pending !== undefined || now < lease.deniedUntil) return;
+    const tokens = lease.tokens(now);
+    if (tokens > Math.max(1, Math.floor(lease.size / 4))) return;
+    this.adapt(lease, now);
+    const want = lease.size - tokens;
+    if (want <= 0) return;
+    // A failed prefetch is seen by the next request that needs a refill, which tries again.
+    lease.pending = this.refill(key, lease, want, now);
+    lease.pending.catch(() => undefined);
+  }
+
+  /** The next lease size: the smoothed request rate over a span, between MIN_SIZE and the cap. */
+  private adapt(lease: Lease, now: number): void {
+    if (lease.cap <= 1) {
+      lease.size = 1;
+      return;
+    }
+    if (!lease.measured) {
+      lease.measured = true;
+      lease.measuredSince = now;
+      lease.spent = 0;
+      lease.lastRefillAt = now;
+      return;
+    }
+    const elapsed = Math.max(now - lease.lastRefillAt, 0.001);
+    const instant = lease.spent / elapsed;
+    // Over the lease's first span its whole history is the estimate; then recent spans weigh most.
+    const horizon = Math.max(Math.min(this.spanMs, now - lease.measuredSince), elapsed);
+    const weight = Math.min(1, elapsed / horizon);
+    lease.rate = lease.rate * (1 - weight) + instant * weight;
+    lease.spent = 0;
+    lease.lastRefillAt = now;
+    lease.size = Math.min(lease.cap, Math.max(MIN_SIZE, Math.ceil(lease.rate * this.spanMs)));
+  }
+
+  private refill(key: string, lease: Lease, want: number, sentAt: number): Promise<void> {
+    const max = lease.max;
+    return new Promise<Grant>((resolve, reject) => {
+      this.queue.push({ key, want, max, resolve, reject });
+      this.schedule();
+    })
+      .then((grant) => {
+        // The limit changed while this was at the store: what it reserved under the old value is dropped.
+        if (lease.max !== max) return;
+        // Timed from when the request was sent, so the tokens expire before their reservation does.
+        if (grant.granted > 0) lease.batches.push({ left: grant.granted, expiresAt: sentAt + this.windowMs });
+        if (grant.granted < want) lease.deniedUntil = sentAt + grant.retryMs;
+      })
+      .finally(() => {
+        lease.pending = undefined;
+      });
+  }
+
+  /** Sends the queue at the end of this tick (refills of one tick go together) unless a batch is out. */
+  private schedule(): void {
+    if (this.scheduled || this.sending || this.queue.length === 0) return;
+    this.scheduled = true;
+    queueMicrotask(() => {
+      this.scheduled = false;
+      this.send();
+    });
+  }
+
+  private send(): void {
+    if (this.sending || this.queue.length === 0) return;
+    // One reservation per key in a batch (a lease has one refill out at a time; this is a guard).
+    const keys = new Set<string>();
+    const batch: Queued[] = [];
+    const rest: Queued[] = [];
+    for (const q of this.queue) {
+      if (batch.length < MAX_BATCH && !keys.has(q.key)) {
+        keys.add(q.key);
+        batch.push(q);
+      } else rest.push(q);
+    }
+    this.queue = rest;
+    this.sending = true;
+    this.store
+      .reserve(batch, this.windowMs)
+      .then(
+        (grants) => batch.forEach((q, i) => q.resolve(grants[i]!)),
+        (e: unknown) => batch.forEach((q) => q.reject(e)),
+      )
+      .finally(() => {
+        this.sending = false;
+        this.schedule();
+      });
+  }
+
+  /** Forgets leases with nothing held, pending or refused, idle for a window (keys per user come and go). */
+  private sweep(): void {
+    const now = this.clock();
+    for (const [key, lease] of this.leases) {
+      if (lease.pending === undefined && lease.waiting === 0 && lease.tokens(now) === 0 && now >= lease.deniedUntil && now - lease.lastUsedAt > this.windowMs) {
+        this.leases.delete(key);
+      }
+    }
+  }
+}

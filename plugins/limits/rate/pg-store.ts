@@ -1,0 +1,99 @@
+/**
+ * Rate-limit reservations in the metadata database, for deployments without Redis: one row per
+ * key with the window's reservations (times in milliseconds of the database clock, and token
+ * counts). A batch of reservations is one upsert whose row locks serialise concurrent engines on
+ * the same key, so each window's total is exact across instances. All the SQL of the store is here, beside
+ * the metadata store it shares a database with.
+ */
+import pg from 'pg';
+import type { Grant, RateStore, Reservation } from './store.js';
+
+const CREATE = `CREATE TABLE IF NOT EXISTS svc_catalog.svc_rate_lease (
+  key text PRIMARY KEY,
+  at bigint[] NOT NULL,
+  n int[] NOT NULL,
+  wanted int NOT NULL,
+  max int NOT NULL,
+  granted int NOT NULL,
+  retry_ms bigint NOT NULL
+)`;
+
+// $1 keys, $2 tokens wanted, $3 max per window (arrays, one entry per key), $4 window in ms. The
+// reservations kept are those inside the window; the new one gets what the window has left, up to
+// the tokens wanted (carried to the update as excluded.wanted / excluded.max). The expressions read
+// each row as locked by ON CONFLICT (not the statement's snapshot), which is what makes it exact;
+// rows are taken in key order so that two engines' batches cannot deadlock.
+// statement_timestamp() is the database's clock.
+const RESERVE = `
+WITH clock AS (SELECT (extract(epoch FROM statement_timestamp()) * 1000)::bigint AS now)
+INSERT INTO svc_catalog.svc_rate_lease AS r (key, at, n, wanted, max, granted, retry_ms)
+SELECT q.key,
+  CASE WHEN least(q.want, q.max) > 0 THEN ARRAY[clock.now] ELSE '{}'::bigint[] END,
+  CASE WHEN least(q.want, q.max) > 0 THEN ARRAY[least(q.want, q.max)] ELSE '{}'::int[] END,
+  q.want, q.max, greatest(least(q.want, q.max), 0), $4::bigint
+FROM clock, unnest($1::text[], $2::int[], $3::int[]) AS q(key, want, max)
+ORDER BY q.key
+ON CONFLICT (key) DO UPDATE SET (at, n, wanted, max, granted, retry_ms) = (
+  SELECT live.at || CASE WHEN g.g > 0 THEN ARRAY[clock.now] ELSE '{}'::bigint[] END,
+         live.n || CASE WHEN g.g > 0 THEN ARRAY[g.g] ELSE '{}'::int[] END,
+         excluded.wanted, excluded.max, g.g,
+         coalesce(live.oldest, clock.now) + $4::bigint - clock.now
+  FROM clock,
+  LATERAL (SELECT coalesce(array_agg(e.at ORDER BY e.at), '{}') AS at, coalesce(array_agg(e.n ORDER BY e.at), '{}') AS n,
+                  coalesce(sum(e.n), 0) AS used, min(e.at) AS oldest
+           FROM unnest(r.at, r.n) AS e(at, n) WHERE e.at > clock.now - $4::bigint) AS live,
+  LATERAL (SELECT greatest(0, least(excluded.wanted, excluded.max - live.used))::int AS g) AS g
+)
+RETURNING key, granted, retry_ms`;
+
+// Two engines creating the table at once: one of them sees the other's catalog row.
+const ALREADY_CREATED = new Set(['42P07', '23505']);
+
+export class PgRateStore implements RateStore {
+  private readonly pool: pg.Pool;
+  private ready: Promise<void> | undefined;
+
+  constructor(connectionString: string) {
+    // Reservations commit without waiting for the WAL flush: one lost in a database crash only
+    // lets that many operations through again, and a flush per refill is latency every key pays.
+    this.pool = new pg.Pool({
+      connectionString,
+      max: 2,
+      application_name: 'svc-graphql-engine-rate-limit',
+      allowExitOnIdle: true,
+      options: '-c synchronous_commit=off',
+    });
+    this.pool.on('error', () => {});
+  }
+
+  private prepare(): Promise<void> {
+    this.ready ??= this.pool.query(CREATE).then(
+      () => undefined,
+      (e: { code?: string }) => {
+        if (ALREADY_CREATED.has(e.code ?? '')) return;
+        this.ready = undefined;
+        throw e;
+      },
+    );
+    return this.ready;
+  }
+
+  async reserve(requests: readonly Reservation[], windowMs: number): Promise<Grant[]> {
+    await this.prepare();
+    const { rows } = await this.pool.query<{ key: string; granted: number; retry_ms: string }>({
+      name: 'svc-rate-reserve',
+      text: RESERVE,
+      values: [requests.map((r) => r.key), requests.map((r) => r.want), requests.map((r) => r.max), windowMs],
+    });
+    // RETURNING follows no particular order.
+    const byKey = new Map(rows.map((row) => [row.key, row]));
+    return requests.map((r) => {
+      const row = byKey.get(r.key);
+      return { granted: row?.granted ?? 0, retryMs: Number(row?.retry_ms ?? windowMs) };
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Where rate-limit tokens are reserved. Every engine instance of a deployment must draw from the
+ * same count, so the store is shared: Redis when a Redis URL is configured, otherwise the metadata
+ * database. Both keep an exact sliding window of reservations (each a time and a number of
+ * tokens), timed by the store's clock so that instances with skewed clocks agree. Reservations
+ * for many keys travel together, one round trip for all (the leases batch them).
+ */
+export interface Reservation {
+  key: string;
+  /** Tokens asked for (at least 1). */
+  want: number;
+  /** The limit: reservations inside one window total at most this. */
+  max: number;
+}
+
+export interface Grant {
+  /** Tokens reserved now: `want`, or fewer (down to 0) when the window holds too few. */
+  granted: number;
+  /** When fewer than `want` were granted: milliseconds until the oldest reservation leaves the window (no token frees earlier). */
+  retryMs: number;
+}
+
+export interface RateStore {
+  /**
+   * Reserves, for each request (distinct keys), up to `want` tokens so that the reservations
+   * inside the window ending now total at most `max`; answers in the requests' order. A refused
+   * (or partly refused) reservation records only what it granted.
+   */
+  reserve(requests: readonly Reservation[], windowMs: number): Promise<Grant[]>;
+  close(): Promise<void>;
+}

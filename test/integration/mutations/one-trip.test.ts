@@ -1,0 +1,130 @@
+/**
+ * Mutations sent in one round trip (BEGIN, the session, the statements, their check guards and
+ * COMMIT written at once) keep the semantics of running them one by one: every field of a
+ * request in one transaction, a failed permission check rolls back every field, triggers see
+ * the session. The staged path (answers reading relationships) is checked alongside.
+ */
+import { expect } from 'chai';
+import { failure, ok, startMutationFixture, tableOf, type MutationFixture } from './fixture.js';
+
+const USER = { 'X-Svc-Role': 'user', 'X-Svc-User-Id': '2' };
+
+describe('mutations in one round trip: transaction, checks and session (integration)', function () {
+  let f: MutationFixture;
+  before(async () => {
+    f = await startMutationFixture('perf_one_trip');
+    await f.editMetadata((doc) => {
+      Object.assign(tableOf(doc, 'author'), {
+        select_permissions: [{ role: 'user', permission: { columns: ['id', 'name'], filter: {} } }],
+        update_permissions: [
+          { role: 'user', permission: { columns: ['name'], filter: { id: { _eq: 'X-Svc-User-Id' } }, check: { name: { _neq: 'Forbidden' } } } },
+        ],
+      });
+      Object.assign(tableOf(doc, 'article'), {
+        select_permissions: [{ role: 'user', permission: { columns: ['id', 'title', 'rating', 'author_id'], filter: {} } }],
+        update_permissions: [
+          { role: 'user', permission: { columns: ['title', 'rating'], filter: { author_id: { _eq: 'X-Svc-User-Id' } }, check: { rating: { _lte: 5 } } } },
+        ],
+      });
+    });
+  });
+  after(async () => f?.close());
+
+  const nameOf = async (id: number): Promise<string> => (await f.rows('SELECT name FROM author WHERE id = $1', [id]))[0]!['name'] as string;
+
+  it('rolls back the first field when the second fails its permission check', async () => {
+    const err = failure(
+      await f.gql(
+        `mutation {
+          first: update_author_by_pk(pk_columns: {id: 2}, _set: {name: "Renamed"}) { id name }
+          second: update_article(where: {id: {_eq: 3}}, _set: {rating: 9}) { affected_rows }
+        }`,
+        undefined,
+        USER,
+      ),
+    );
+    expect(err).to.include({ code: 'permission-error', message: 'check constraint of an insert/update permission has failed', path: '$' });
+    expect(await nameOf(2)).to.equal('Alan Turing');
+    expect((await f.rows('SELECT rating FROM article WHERE id = 3'))[0]!['rating']).to.equal(5);
+  });
+
+  it('rolls back the first field when the second fails in the database', async () => {
+    const err = failure(
+      await f.gql(`mutation {
+        first: update_author_by_pk(pk_columns: {id: 2}, _set: {name: "Renamed"}) { id }
+        second: update_article(where: {id: {_eq: 3}}, _set: {rating: 11}) { affected_rows }
+      }`),
+    );
+    expect(err.code).to.equal('permission-error');
+    expect(err.message).to.match(/^Check constraint violation\./);
+    expect(await nameOf(2)).to.equal('Alan Turing');
+  });
+
+  it('fails the check of the first field before the second runs', async () => {
+    await f.db.sql('DELETE FROM session_log');
+    const err = failure(
+      await f.gql(
+        `mutation {
+          first: update_author_by_pk(pk_columns: {id: 2}, _set: {name: "Forbidden"}) { id }
+          second: update_article(where: {id: {_eq: 3}}, _set: {title: "Not reached"}) { affected_rows }
+        }`,
+        undefined,
+        USER,
+      ),
+    );
+    expect(err.code).to.equal('permission-error');
+    expect(await nameOf(2)).to.equal('Alan Turing');
+    expect((await f.rows('SELECT title FROM article WHERE id = 3'))[0]!['title']).to.equal('On Computable Numbers');
+    expect(await f.rows('SELECT * FROM session_log')).to.deep.equal([]);
+  });
+
+  it('commits every field when the checks pass, and triggers see the role session', async () => {
+    await f.db.sql('DELETE FROM session_log');
+    const data = ok(
+      await f.gql(
+        `mutation {
+          a: update_author_by_pk(pk_columns: {id: 2}, _set: {name: "Alan M. Turing"}) { name }
+          b: update_article_many(updates: [{where: {id: {_eq: 3}}, _set: {rating: 4}}, {where: {id: {_eq: 4}}, _set: {rating: 3}}]) { affected_rows }
+        }`,
+        undefined,
+        USER,
+      ),
+    );
+    expect(data).to.deep.equal({ a: { name: 'Alan M. Turing' }, b: [{ affected_rows: 1 }, { affected_rows: 1 }] });
+    const log = await f.rows('SELECT table_name, session FROM session_log');
+    expect(log).to.have.length(1);
+    expect(JSON.parse(log[0]!['session'] as string)).to.deep.equal({ 'x-svc-role': 'user', 'x-svc-user-id': '2' });
+    const [after] = await f.rows(`SELECT current_setting('svc.user', true) AS s, current_setting('svc.mutation_check', true) AS c`);
+    expect(after!['s'] ?? '').to.equal('');
+    expect(after!['c'] ?? '').to.equal('');
+    await f.db.sql(`UPDATE author SET name = 'Alan Turing' WHERE id = 2; UPDATE article SET rating = 5 WHERE id = 3; UPDATE article SET rating = 4 WHERE id = 4`);
+  });
+
+  it('rolls back an update_many whose second update fails its check', async () => {
+    const err = failure(
+      await f.gql(
+        `mutation { update_article_many(updates: [{where: {id: {_eq: 3}}, _set: {title: "Changed"}}, {where: {id: {_eq: 4}}, _set: {rating: 8}}]) { affected_rows } }`,
+        undefined,
+        USER,
+      ),
+    );
+    expect(err.code).to.equal('permission-error');
+    expect((await f.rows('SELECT title FROM article WHERE id = 3'))[0]!['title']).to.equal('On Computable Numbers');
+  });
+
+  it('keeps the same semantics on the staged path (an answer reading a relationship)', async () => {
+    await f.db.sql('DELETE FROM session_log');
+    const err = failure(
+      await f.gql(`mutation {
+        first: insert_author_one(object: {name: "Staged"}) { id articles { id } }
+        second: update_article(where: {id: {_eq: 3}}, _set: {rating: 11}) { affected_rows }
+      }`, undefined, { 'X-Svc-User-Id': '7' }),
+    );
+    expect(err.code).to.equal('permission-error');
+    expect(await f.rows(`SELECT id FROM author WHERE name = 'Staged'`)).to.deep.equal([]);
+    const data = ok(await f.gql(`mutation { insert_author_one(object: {name: "Staged"}) { name articles { id } } }`, undefined, { 'X-Svc-User-Id': '7' }));
+    expect(data).to.deep.equal({ insert_author_one: { name: 'Staged', articles: [] } });
+    const log = await f.rows('SELECT session FROM session_log');
+    expect(log.map((r) => JSON.parse(r['session'] as string))).to.deep.equal([{ 'x-svc-role': 'admin', 'x-svc-user-id': '7' }]);
+  });
+});
