@@ -21,6 +21,7 @@ import type { Engine } from '../../../core/engine.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { graphql, metadata, startTestEngine } from '../../helpers/engine.js';
 import { ensureConsoleBuilt, launchBrowser, type Browser } from '../../helpers/browser.js';
+import { startWebhookSink } from '../../helpers/webhook-sink.js';
 
 const SECRET = 'console-e2e-secret';
 const DOCS_SHOTS = fileURLToPath(new URL('../../../docs/images/console', import.meta.url));
@@ -318,18 +319,9 @@ describe('console end to end (headless Chromium)', function () {
   });
 
   it('creates an event trigger, sees its event delivered in the log and redelivers it', async () => {
-    const deliveries: unknown[] = [];
-    const hook = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        deliveries.push(JSON.parse(body));
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+    const hook = await startWebhookSink();
+    const deliveries = hook.requests;
     try {
-      const port = (hook.address() as AddressInfo).port;
       await goto('#/events');
       await page.getByTestId('event-triggers-create').click();
       await page.getByTestId('event-triggers-args').fill(
@@ -337,7 +329,7 @@ describe('console end to end (headless Chromium)', function () {
           name: 'articles_all',
           source: 'default',
           table: { schema: 'public', name: 'articles' },
-          webhook: `http://127.0.0.1:${port}/hook`,
+          webhook: `${hook.url}/hook`,
           insert: { columns: '*' },
           update: { columns: '*' },
           enable_manual: true,
@@ -355,28 +347,20 @@ describe('console end to end (headless Chromium)', function () {
       await shot('11-events');
       await page.getByTestId('redeliver-event').click();
       await until(() => deliveries.length === 2, 'the redelivery');
-      const [first, second] = deliveries as { id: string; event: { op: string; data: { new: { title: string } } } }[];
+      const [first, second] = deliveries.map((d) => d.json as { id: string; event: { op: string; data: { new: { title: string } } } });
       expect(first!.event.op).to.equal('INSERT');
       expect(first!.event.data.new.title).to.equal('Event-sourced');
       expect(second!.id).to.equal(first!.id);
     } finally {
-      await new Promise((resolve) => hook.close(resolve));
+      await hook.close();
     }
   });
 
   it('sets custom types, creates an action with its permission, and the role calls its handler', async () => {
-    const calls: { input: unknown; session_variables: Record<string, string> }[] = [];
-    const handler = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        calls.push(JSON.parse(body));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ result: 'handled' }));
-      });
-    });
-    await new Promise<void>((resolve) => handler.listen(0, '127.0.0.1', resolve));
+    const handler = await startWebhookSink();
+    handler.respond(() => ({ body: JSON.stringify({ result: 'handled' }) }));
+    const calls = handler.requests;
     try {
-      const port = (handler.address() as AddressInfo).port;
       await goto('#/actions');
       // The custom-types template already holds the output type the action template names.
       await page.getByTestId('custom-types-create').click();
@@ -386,7 +370,7 @@ describe('console end to end (headless Chromium)', function () {
       await page.getByTestId('actions-args').fill(
         JSON.stringify({
           name: 'my_action',
-          definition: { kind: 'synchronous', type: 'mutation', arguments: [{ name: 'input', type: 'String!' }], output_type: 'MyActionOutput', handler: `http://127.0.0.1:${port}/action`, timeout: 30 },
+          definition: { kind: 'synchronous', type: 'mutation', arguments: [{ name: 'input', type: 'String!' }], output_type: 'MyActionOutput', handler: `${handler.url}/action`, timeout: 30 },
           comment: 'from the console',
         }),
       );
@@ -399,45 +383,36 @@ describe('console end to end (headless Chromium)', function () {
       const answer = await graphql(engine, 'mutation { my_action(input: "hi") { result } }', undefined, { 'x-svc-admin-secret': SECRET, 'x-svc-role': 'user', 'x-svc-user-id': '1' });
       expect(answer.body).to.deep.equal({ data: { my_action: { result: 'handled' } } });
       expect(calls).to.have.length(1);
-      expect(calls[0]!.input).to.deep.equal({ input: 'hi' });
-      expect(calls[0]!.session_variables).to.include({ 'x-svc-role': 'user', 'x-svc-user-id': '1' });
+      expect(calls[0]!.json.input).to.deep.equal({ input: 'hi' });
+      expect(calls[0]!.json.session_variables).to.include({ 'x-svc-role': 'user', 'x-svc-user-id': '1' });
     } finally {
-      await new Promise((resolve) => handler.close(resolve));
+      await handler.close();
     }
   });
 
   it('creates a cron trigger and schedules a one-off event that reaches its webhook', async () => {
-    const deliveries: { payload: unknown; comment?: string | null }[] = [];
-    const hook = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        deliveries.push(JSON.parse(body));
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+    const hook = await startWebhookSink();
+    const deliveries = hook.requests;
     try {
-      const port = (hook.address() as AddressInfo).port;
       await goto('#/scheduled');
       await page.getByTestId('cron-triggers-create').click();
       await page.getByTestId('cron-triggers-args').fill(
-        JSON.stringify({ name: 'nightly', webhook: `http://127.0.0.1:${port}/cron`, schedule: '0 3 * * *', payload: { job: 'nightly' }, include_in_metadata: true, comment: 'from the console' }),
+        JSON.stringify({ name: 'nightly', webhook: `${hook.url}/cron`, schedule: '0 3 * * *', payload: { job: 'nightly' }, include_in_metadata: true, comment: 'from the console' }),
       );
       await page.getByTestId('cron-triggers-submit').click();
       await page.getByTestId('cron-triggers-list').getByText('nightly').waitFor();
       await page.getByRole('button', { name: 'Schedule a one-off event' }).click();
       await page.getByTestId('cron-triggers-args').fill(
-        JSON.stringify({ webhook: `http://127.0.0.1:${port}/once`, schedule_at: new Date().toISOString(), payload: { once: true }, comment: 'one-off from the console' }),
+        JSON.stringify({ webhook: `${hook.url}/once`, schedule_at: new Date().toISOString(), payload: { once: true }, comment: 'one-off from the console' }),
       );
       await page.getByTestId('cron-triggers-submit').click();
       await until(() => deliveries.length === 1, 'the one-off event to reach its webhook');
       await shot('14-scheduled');
-      expect(deliveries[0]!.payload).to.deep.equal({ once: true });
+      expect(deliveries[0]!.json.payload).to.deep.equal({ once: true });
       const exported = await metadata(engine, { type: 'export_metadata', version: 1, args: {} }, { 'x-svc-admin-secret': SECRET });
       expect(exported.body.cron_triggers.map((c: { name: string }) => c.name)).to.deep.equal(['nightly']);
     } finally {
-      await new Promise((resolve) => hook.close(resolve));
+      await hook.close();
     }
   });
 
