@@ -27,14 +27,17 @@ const S = EMULATED_CATALOG_SCHEMA;
 
 const FIXTURE = `
   CREATE TABLE country (code text PRIMARY KEY, name text NOT NULL);
+  CREATE TABLE status (value text PRIMARY KEY, comment text);
+  INSERT INTO status VALUES ('active', 'Running'), ('closed', NULL);
   CREATE TABLE company (id int PRIMARY KEY, name text NOT NULL, country_code text REFERENCES country(code));
   CREATE TABLE campaign (company_id int NOT NULL REFERENCES company(id), id int NOT NULL, name text NOT NULL, PRIMARY KEY (company_id, id));
-  CREATE TABLE ad (id int PRIMARY KEY, company_id int NOT NULL, title text NOT NULL);
+  CREATE TABLE ad (id int PRIMARY KEY, company_id int NOT NULL, title text NOT NULL, status text REFERENCES status(value));
   -- note.company_id references a distributed table, which Citus would refuse; plain PostgreSQL
   -- keeps it, so the rules are seen refusing relationships through such a key.
   CREATE TABLE note (id int PRIMARY KEY, company_id int REFERENCES company(id), country_code text REFERENCES country(code), body text);
   CREATE TABLE tag (id int PRIMARY KEY, label text NOT NULL, note_id int);
   ${placeTable(S, 'country', { kind: 'reference' })};
+  ${placeTable(S, 'status', { kind: 'reference' })};
   ${placeTable(S, 'company', { kind: 'distributed', column: 'id' })};
   ${placeTable(S, 'campaign', { kind: 'distributed', column: 'company_id', colocateWith: 'company' })};
   ${placeTable(S, 'ad', { kind: 'distributed', column: 'id', colocateWith: 'none' })};
@@ -42,7 +45,7 @@ const FIXTURE = `
   INSERT INTO country VALUES ('FR', 'France'), ('JP', 'Japan');
   INSERT INTO company VALUES (1, 'Acme', 'FR'), (2, 'Kaisha', 'JP');
   INSERT INTO campaign VALUES (1, 1, 'Spring'), (1, 2, 'Autumn'), (2, 1, 'Launch');
-  INSERT INTO ad VALUES (1, 1, 'Big'), (2, 2, 'Small');
+  INSERT INTO ad VALUES (1, 1, 'Big', 'active'), (2, 2, 'Small', 'closed');
   INSERT INTO note VALUES (1, 1, 'FR', 'hello');
   INSERT INTO tag VALUES (1, 'first', 1);
   CREATE FUNCTION companies_in(code text) RETURNS SETOF company LANGUAGE sql STABLE AS $$ SELECT * FROM company WHERE country_code = code $$;
@@ -203,6 +206,14 @@ describe('db/citus over HTTP, on the emulated Citus catalog (integration)', func
     expect((q.body as { errors: Array<{ extensions: { code: string } }> }).errors[0]!.extensions.code).to.equal('validation-failed');
     await ok({ type: 'drop_inconsistent_metadata', args: {} });
     expect((await meta({ type: 'export_metadata', args: {} })).body).to.deep.equal(exported);
+  });
+
+  it('tracks an enum table through dist_track_table, as the reference does for Citus', async () => {
+    await ok({ type: 'dist_track_table', args: { source: SOURCE, table: t('status'), is_enum: true } });
+    const res = await graphql(engine, '{ __type(name: "status_enum") { enumValues { name description } } ad(where: {status: {_eq: closed}}) { id status } }', undefined, ADMIN);
+    expect(res.body).to.deep.equal({
+      data: { __type: { enumValues: [{ name: 'active', description: 'Running' }, { name: 'closed', description: null }] }, ad: [{ id: 2, status: 'closed' }] },
+    });
   });
 
   it('sends rows built with json_build_object, never row_to_json', async () => {
