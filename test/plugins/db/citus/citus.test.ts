@@ -216,10 +216,22 @@ describe('db/citus over HTTP, on the emulated Citus catalog (integration)', func
     });
   });
 
-  it('sends rows built with json_build_object, never row_to_json', async () => {
-    const res = await call<Array<{ sql: string }>>(engine, '/v1/graphql/explain', { query: { query: '{ company { id name country { name } campaigns { name } } }' } }, ADMIN);
-    expect(res.status).to.equal(200);
-    expect(res.body[0]!.sql).to.include('json_build_object').and.not.include('row_to_json');
+  it('sends rows built with json_build_object, never row_to_json, for every shape of read', async () => {
+    const queries = [
+      '{ company { id name country { name } campaigns(order_by: {id: desc}, limit: 1, offset: 1) { name company { id } } } }',
+      '{ company_by_pk(id: 1) { name campaigns_aggregate { aggregate { count max { id } } nodes { name } } } }',
+      '{ company_aggregate(where: {campaigns: {name: {_ilike: "%a%"}}}) { aggregate { count(columns: country_code, distinct: true) sum { id } } nodes { id country { code } } } }',
+      '{ campaign(distinct_on: [company_id], order_by: [{company_id: asc}, {company: {name: desc}}, {id: desc}]) { id owner { name } } }',
+      '{ country(where: {notes: {tags: {label: {_eq: "first"}}}}) { notes(where: {_not: {body: {_is_null: true}}}) { tags { label note { id } } } } }',
+    ];
+    for (const query of queries) {
+      const res = await call<Array<{ sql: string }>>(engine, '/v1/graphql/explain', { query: { query } }, ADMIN);
+      expect(res.status, query).to.equal(200);
+      for (const { sql } of res.body) expect(sql, query).to.include('json_build_object').and.not.include('row_to_json');
+      // And PostgreSQL runs the statement.
+      const run = await graphql(engine, query, undefined, ADMIN);
+      expect((run.body as { errors?: unknown }).errors, query).to.equal(undefined);
+    }
   });
 
   it('tracks functions with permissions, as the reference\'s Citus commands allow', async () => {
