@@ -5,6 +5,7 @@
  * catalog it returns.
  */
 import { expect } from 'chai';
+import pg from 'pg';
 import { createTestKernel, type DatabaseKind, type TableDistribution } from '../../../../core/sdk/index.js';
 import citus from '../../../../plugins/db/citus/index.js';
 import postgres from '../../../../plugins/db/postgres/index.js';
@@ -100,6 +101,56 @@ describe('db/citus kind (integration)', function () {
         (e: unknown) => e as Error,
       );
       expect(err?.message).to.equal('the database has no Citus catalog: pg_catalog.pg_dist_partition does not exist (is the citus extension installed in this database?)');
+    } finally {
+      await conn.close();
+    }
+  });
+});
+
+const REAL_URL = process.env['SVC_TEST_CITUS_URL'];
+
+describe('db/citus kind on a real Citus server (integration)', function () {
+  this.timeout(60000);
+  if (!REAL_URL) {
+    it.skip('reads distributions from the real pg_catalog.pg_dist_partition: skipped, SVC_TEST_CITUS_URL is not set (no Citus server on this machine)', () => undefined);
+    return;
+  }
+  const schema = 'svc_citus_introspect';
+  const run = async (sql: string): Promise<void> => {
+    const client = new pg.Client({ connectionString: REAL_URL });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  before(() =>
+    run(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema};
+      CREATE TABLE ${schema}.tenant (id int PRIMARY KEY);
+      CREATE TABLE ${schema}.orders (tenant_id int NOT NULL, id int NOT NULL, PRIMARY KEY (tenant_id, id));
+      CREATE TABLE ${schema}.lookup (code text PRIMARY KEY);
+      CREATE TABLE ${schema}.plain (id int PRIMARY KEY);
+      ${placeTable('pg_catalog', `${schema}.tenant`, { kind: 'distributed', column: 'id' })};
+      ${placeTable('pg_catalog', `${schema}.orders`, { kind: 'distributed', column: 'tenant_id', colocateWith: `${schema}.tenant` })};
+      ${placeTable('pg_catalog', `${schema}.lookup`, { kind: 'reference' })};`),
+  );
+  after(() => run(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+
+  it('reads distributions from the real pg_catalog.pg_dist_partition, and judges joins by them', async () => {
+    const kind = await citusKind('pg_catalog');
+    const conn = kind.connect('x', { connection_info: { database_url: REAL_URL, pool_settings: { max_connections: 2 } } });
+    try {
+      const tables = new Map((await conn.introspect()).tables.filter((t) => t.schema === schema).map((t) => [t.name, t] as const));
+      const tenant = tables.get('tenant')!.distribution as { kind: string; column: string; colocation: number };
+      expect(tenant).to.include({ kind: 'distributed', column: 'id' });
+      expect(tables.get('orders')!.distribution).to.deep.equal({ kind: 'distributed', column: 'tenant_id', colocation: tenant.colocation });
+      expect(tables.get('lookup')!.distribution).to.deep.equal({ kind: 'reference' });
+      expect(tables.get('plain')!.distribution).to.deep.equal({ kind: 'local' });
+      const check = (kindOf: 'object' | 'array', from: string, to: string, mapping: Array<[string, string]>) =>
+        kind.checkRelationship!({ kind: kindOf, using: 'manual', table: tables.get(from)!, target: tables.get(to)!, mapping });
+      expect(check('object', 'orders', 'tenant', [['tenant_id', 'id']])).to.equal(null);
+      expect(check('array', 'lookup', 'tenant', [['code', 'id']])).to.equal(`reference tables (${schema}.lookup) cannot have an array relationship against a distributed table (${schema}.tenant)`);
     } finally {
       await conn.close();
     }
