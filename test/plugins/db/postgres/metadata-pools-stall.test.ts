@@ -12,7 +12,7 @@ import { PgMetadataStore } from '../../../../plugins/db/postgres/metadata-store.
 import { PgActionLogStore } from '../../../../plugins/metadata/actions/action-log-pg.js';
 import { PgScheduledEventStore } from '../../../../plugins/trigger/scheduled-triggers/pg-store.js';
 import { STALL_GRACE_MS } from '../../../../plugins/db/postgres/stall-guard.js';
-import { startStallingProxy, type StallingProxy } from '../../../helpers/stalling-proxy.js';
+import { startStallingProxyTo, type StallingDatabaseProxy } from '../../../helpers/stalling-proxy.js';
 import { createTestDatabase, type TestDatabase } from '../../../helpers/database.js';
 import { call, metadata, startTestEngine } from '../../../helpers/engine.js';
 import { emptyMetadata } from '../../../../core/metadata/types.js';
@@ -49,16 +49,11 @@ const NO_CONNECTION = 'connection-not-established';
 describe('db/postgres: the metadata database pools behind a stalling proxy', function () {
   this.timeout(60_000);
   let db: TestDatabase;
-  let proxy: StallingProxy;
-  let proxied: string;
+  let proxy: StallingDatabaseProxy;
 
   before(async () => {
     db = await createTestDatabase('refactor_meta_stall');
-    const target = new URL(db.url);
-    proxy = await startStallingProxy(target.hostname, Number(target.port || 5432));
-    const u = new URL(db.url);
-    u.host = `127.0.0.1:${proxy.port}`;
-    proxied = u.toString();
+    proxy = await startStallingProxyTo(db.url);
   });
   afterEach(() => proxy.resume());
 
@@ -74,7 +69,7 @@ describe('db/postgres: the metadata database pools behind a stalling proxy', fun
   });
 
   it('the metadata store: a read fails with statement-timeout while stalled, and works once the path is back', async () => {
-    const store = new PgMetadataStore(async () => ({ connectionString: proxied, maxConnections: 2, statementTimeoutSeconds: TIMEOUT_S }));
+    const store = new PgMetadataStore(async () => ({ connectionString: proxy.url, maxConnections: 2, statementTimeoutSeconds: TIMEOUT_S }));
     try {
       await store.init(() => emptyMetadata());
       expect((await store.read()).resourceVersion).to.equal(1);
@@ -89,7 +84,7 @@ describe('db/postgres: the metadata database pools behind a stalling proxy', fun
   });
 
   it('the async-action log: claims fail with statement-timeout while stalled, and the store recovers', async () => {
-    const store = new PgActionLogStore({ connectionString: proxied, statementTimeoutSeconds: TIMEOUT_S });
+    const store = new PgActionLogStore({ connectionString: proxy.url, statementTimeoutSeconds: TIMEOUT_S });
     try {
       const created = await store.create({ actionName: 'a', input: { x: 1 }, sessionVariables: {}, requestHeaders: [] });
       proxy.stall();
@@ -105,7 +100,7 @@ describe('db/postgres: the metadata database pools behind a stalling proxy', fun
   });
 
   it('the scheduled-event store: a transaction (cron lock) and a plain query fail with statement-timeout while stalled', async () => {
-    const store = new PgScheduledEventStore({ connectionString: proxied, statementTimeoutSeconds: TIMEOUT_S });
+    const store = new PgScheduledEventStore({ connectionString: proxy.url, statementTimeoutSeconds: TIMEOUT_S });
     try {
       await store.init();
       proxy.stall();
@@ -123,7 +118,7 @@ describe('db/postgres: the metadata database pools behind a stalling proxy', fun
     try {
       // A fresh catalog (the cases above left one without the default source).
       await db.sql('DROP SCHEMA IF EXISTS svc_catalog CASCADE');
-      engine = await startTestEngine({ databaseUrl: db.url, metadataDatabaseUrl: proxied, pgStatementTimeout: TIMEOUT_S, schemaSyncPollInterval: 0 });
+      engine = await startTestEngine({ databaseUrl: db.url, metadataDatabaseUrl: proxy.url, pgStatementTimeout: TIMEOUT_S, schemaSyncPollInterval: 0 });
       await db.sql('CREATE TABLE IF NOT EXISTS note (id int PRIMARY KEY)');
       proxy.stall();
       const started = Date.now();
