@@ -36,6 +36,7 @@ export type {
 
 export { tracing, Tracing, SpanKind, tracingConfigFromEnv, parseKeyValues } from '../tracing/tracing.js';
 export { engineWorkerCount } from '../workers/messages.js';
+export { engineSharedState, SHARED_STATE_KEY, type SharedState, type SharedValue } from '../workers/shared-state.js';
 export type { TracingConfig, TraceContextJson, OtlpProtocol } from '../tracing/tracing.js';
 
 // ---- Errors ---------------------------------------------------------------------------------
