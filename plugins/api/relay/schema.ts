@@ -1,0 +1,153 @@
+/**
+ * A role's Relay schema, built from the same snapshot as its `/v1/graphql` schema and kept for
+ * the snapshot's lifetime: `query_root` (and `subscription_root`) with `<t>_connection` per
+ * table with a `Node` the role may select, and `node(id:)`; no `<t>`, `<t>_by_pk` or aggregates,
+ * as the reference. Sources whose kind lacks the `relay` capability are left out.
+ */
+import {
+  GraphQLID,
+  GraphQLInterfaceType,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLSchema,
+  GraphQLString,
+  assertValidSchema,
+  type GraphQLFieldConfigMap,
+} from 'graphql';
+import {
+  buildTableViews,
+  Naming,
+  objectType,
+  TypeRegistry,
+  type CollectedField,
+  type DbRootFieldPlanner,
+  type ExtraTableField,
+  type FieldIR,
+  type PlanContext,
+  type RelationshipView,
+  type RoleSchema,
+  type RootFieldEntry,
+  type SchemaCache,
+} from '../../../core/sdk/index.js';
+import { buildConnection, connectionArgs, connectionType } from './connection.js';
+import { NODE_INTERFACE, nodePlanner } from './node.js';
+import { relayViews, type RelayView } from './views.js';
+
+const NO_QUERIES_FIELD = 'no_queries_available';
+
+const built = new WeakMap<SchemaCache, Map<string, Promise<RoleSchema>>>();
+
+/** The role's Relay schema of this snapshot, built on first use. */
+export function relaySchemaFor(cache: SchemaCache, role: string): Promise<RoleSchema> {
+  let byRole = built.get(cache);
+  if (!byRole) built.set(cache, (byRole = new Map()));
+  let schema = byRole.get(role);
+  if (!schema) {
+    schema = Promise.resolve().then(() => buildRelaySchema(cache, role));
+    byRole.set(role, schema);
+    // A failed build is not kept: the next request tries again (and reports the error again).
+    schema.catch(() => byRole.delete(role));
+  }
+  return schema;
+}
+
+function buildRelaySchema(cache: SchemaCache, role: string): RoleSchema {
+  const reg = new TypeRegistry();
+  let node: GraphQLInterfaceType | undefined;
+  const nodeInterface = (): GraphQLInterfaceType =>
+    (node ??= new GraphQLInterfaceType({
+      name: NODE_INTERFACE,
+      description: 'An object with globally unique ID',
+      fields: { id: { type: new GraphQLNonNull(GraphQLID), description: 'A globally unique identifier' } },
+    }));
+  const connectionField = (rel: RelationshipView & { target: RelayView }, name: string): ExtraTableField => ({
+    field: name,
+    config: () => ({
+      type: new GraphQLNonNull(connectionType(reg, rel.target)),
+      args: connectionArgs(reg, rel.target),
+      description: rel.rel.comment ?? 'An array relationship connection',
+    }),
+    plan: (f: CollectedField, ctx: PlanContext, path: string): FieldIR => ({
+      kind: 'arrayConnection',
+      alias: f.key,
+      mapping: rel.rel.mapping,
+      connection: buildConnection(rel.target, f, ctx, path),
+    }),
+  });
+
+  const query = new Map<string, RootFieldEntry>();
+  const subscription = new Map<string, RootFieldEntry>();
+  const nodeTables: RelayView[] = [];
+  let nodeSubscriptions = false;
+  for (const source of [...cache.sources.values()].sort((a, b) => a.name.localeCompare(b.name))) {
+    if (source.capabilities?.relay !== true) continue;
+    const views = relayViews(buildTableViews(source, role, new Naming(source.customization)), { nodeInterface, connectionField });
+    const live = source.capabilities.subscriptions === true;
+    for (const key of [...views.keys()].sort()) {
+      const view = views.get(key)!;
+      if (!view.nodeKey) continue;
+      nodeTables.push(view);
+      nodeSubscriptions ||= live;
+      const name = `${view.naming.rootFields(view.table).select}_connection`;
+      const entry: RootFieldEntry = {
+        config: {
+          type: new GraphQLNonNull(connectionType(reg, view)),
+          args: connectionArgs(reg, view),
+          description: `fetch data from the table: "${view.table.key}"`,
+        },
+        planner: connectionPlanner(view),
+      };
+      if (allows(view.access.queryRootFields) && !query.has(name)) query.set(name, entry);
+      if (live && allows(view.access.subscriptionRootFields) && !subscription.has(name)) subscription.set(name, entry);
+    }
+  }
+  if (nodeTables.length > 0) {
+    const entry: RootFieldEntry = {
+      config: {
+        type: nodeInterface(),
+        args: { id: { type: new GraphQLNonNull(GraphQLID), description: 'A globally unique id' } },
+        description: 'fetch the row with the given global id',
+      },
+      planner: nodePlanner(nodeTables),
+    };
+    query.set('node', entry);
+    if (nodeSubscriptions) subscription.set('node', entry);
+  }
+
+  const schema = new GraphQLSchema({
+    query: rootType('query_root', 'query root', query),
+    subscription: subscription.size > 0 ? rootType('subscription_root', 'subscription root', subscription) : null,
+    // Every table type implementing Node must be known to the schema, reachable from a root or not.
+    types: nodeTables.map((view) => objectType(reg, view)),
+  });
+  assertValidSchema(schema);
+  return { role, schema, roots: { query, mutation: new Map(), subscription } };
+}
+
+const allows = (only: readonly string[] | null): boolean => only === null || only.includes('select');
+
+function connectionPlanner(view: RelayView): DbRootFieldPlanner {
+  return {
+    kind: 'db',
+    source: view.source,
+    buildIR: (field, _parent, ctx) => {
+      const key = field.alias?.value ?? field.name.value;
+      const collected: CollectedField = { key, name: field.name.value, nodes: [field] };
+      return { kind: 'connection', source: view.source, connection: buildConnection(view, collected, ctx, `$.selectionSet.${key}`) };
+    },
+  };
+}
+
+function rootType(name: string, description: string, entries: ReadonlyMap<string, RootFieldEntry>): GraphQLObjectType {
+  if (entries.size === 0) {
+    // As `/v1/graphql`: a role that can query nothing gets the placeholder field.
+    return new GraphQLObjectType({
+      name,
+      description,
+      fields: { [NO_QUERIES_FIELD]: { type: new GraphQLNonNull(GraphQLString), description: 'There are no queries available to the current role.' } },
+    });
+  }
+  const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
+  for (const k of [...entries.keys()].sort()) fields[k] = entries.get(k)!.config;
+  return new GraphQLObjectType({ name, description, fields });
+}
