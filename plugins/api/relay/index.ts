@@ -36,7 +36,9 @@ export default definePlugin({
     container.register({
       relayExecutor: asFunction(
         ({ schemaCacheRef, config, metrics }: { schemaCacheRef: SchemaCacheRef; config: ServerConfig; metrics: MetricsRegistry }) =>
-          new GraphQLExecutor(schemaCacheRef, config, { hooks, gate: LimitGate.forContainer(container, hooks) }, metrics, relaySchemaFor),
+          new GraphQLExecutor(schemaCacheRef, config, { hooks, gate: LimitGate.forContainer(container, hooks) }, metrics, (cache, role) =>
+            relaySchemaFor(cache, role, config),
+          ),
       ).singleton(),
       relaySubscriptionManager: asFunction(
         ({ relayExecutor, config, logger }: { relayExecutor: GraphQLExecutor; config: ServerConfig; logger: Logger }) =>

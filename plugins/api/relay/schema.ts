@@ -2,7 +2,9 @@
  * A role's Relay schema, built from the same snapshot as its `/v1/graphql` schema and kept for
  * the snapshot's lifetime: `query_root` (and `subscription_root`) with `<t>_connection` per
  * table with a `Node` the role may select, and `node(id:)`; no `<t>`, `<t>_by_pk` or aggregates,
- * as the reference. Sources whose kind lacks the `relay` capability are left out.
+ * as the reference. `mutation_root` is the sources' ordinary mutations (the core's, over the
+ * Relay views, so `returning` rows carry global ids); actions and remote schemas are not part of
+ * it. Sources whose kind lacks the `relay` capability are left out.
  */
 import {
   GraphQLID,
@@ -15,10 +17,14 @@ import {
   type GraphQLFieldConfigMap,
 } from 'graphql';
 import {
-  buildTableViews,
-  Naming,
+  addSourceToDraft,
+  boolExpType,
+  emptySchemaDraft,
+  orderByType,
+  selectColumnEnum,
   objectType,
-  TypeRegistry,
+  registryFor,
+  type ServerConfig,
   type CollectedField,
   type DbRootFieldPlanner,
   type ExtraTableField,
@@ -38,12 +44,12 @@ const NO_QUERIES_FIELD = 'no_queries_available';
 const built = new WeakMap<SchemaCache, Map<string, Promise<RoleSchema>>>();
 
 /** The role's Relay schema of this snapshot, built on first use. */
-export function relaySchemaFor(cache: SchemaCache, role: string): Promise<RoleSchema> {
+export function relaySchemaFor(cache: SchemaCache, role: string, config: ServerConfig): Promise<RoleSchema> {
   let byRole = built.get(cache);
   if (!byRole) built.set(cache, (byRole = new Map()));
   let schema = byRole.get(role);
   if (!schema) {
-    schema = Promise.resolve().then(() => buildRelaySchema(cache, role));
+    schema = Promise.resolve().then(() => buildRelaySchema(cache, role, config));
     byRole.set(role, schema);
     // A failed build is not kept: the next request tries again (and reports the error again).
     schema.catch(() => byRole.delete(role));
@@ -51,8 +57,9 @@ export function relaySchemaFor(cache: SchemaCache, role: string): Promise<RoleSc
   return schema;
 }
 
-function buildRelaySchema(cache: SchemaCache, role: string): RoleSchema {
-  const reg = new TypeRegistry();
+function buildRelaySchema(cache: SchemaCache, role: string, config: ServerConfig): RoleSchema {
+  const draft = emptySchemaDraft();
+  const reg = registryFor(draft);
   let node: GraphQLInterfaceType | undefined;
   const nodeInterface = (): GraphQLInterfaceType =>
     (node ??= new GraphQLInterfaceType({
@@ -75,13 +82,29 @@ function buildRelaySchema(cache: SchemaCache, role: string): RoleSchema {
     }),
   });
 
+  // The core builds the sources' views (and mutations) through this: every type reads Relay views.
+  const relayBySource = new Map<string, Map<string, RelayView>>();
+  draft.adaptViews = (views, source) => {
+    // Inputs (`where`, `order_by`, `distinct_on`) are the ordinary views' everywhere, mutations'
+    // included: registered first, the registry hands these out to every later asker.
+    for (const view of views.values()) {
+      boolExpType(reg, view);
+      orderByType(reg, view);
+      if (view.distinctOn !== false) selectColumnEnum(reg, view);
+    }
+    const adapted = relayViews(views, { nodeInterface, connectionField });
+    relayBySource.set(source.name, adapted);
+    return adapted;
+  };
+
   const query = new Map<string, RootFieldEntry>();
   const subscription = new Map<string, RootFieldEntry>();
   const nodeTables: RelayView[] = [];
   let nodeSubscriptions = false;
   for (const source of [...cache.sources.values()].sort((a, b) => a.name.localeCompare(b.name))) {
     if (source.capabilities?.relay !== true) continue;
-    const views = relayViews(buildTableViews(source, role, new Naming(source.customization)), { nodeInterface, connectionField });
+    addSourceToDraft(draft, source, { role, cache, config }, { mutations: source.capabilities.mutations === true });
+    const views = relayBySource.get(source.name) ?? new Map<string, RelayView>();
     const live = source.capabilities.subscriptions === true;
     for (const key of [...views.keys()].sort()) {
       const view = views.get(key)!;
@@ -116,12 +139,13 @@ function buildRelaySchema(cache: SchemaCache, role: string): RoleSchema {
 
   const schema = new GraphQLSchema({
     query: rootType('query_root', 'query root', query),
+    mutation: draft.mutation.size > 0 ? rootType('mutation_root', 'mutation root', draft.mutation) : null,
     subscription: subscription.size > 0 ? rootType('subscription_root', 'subscription root', subscription) : null,
     // Every table type implementing Node must be known to the schema, reachable from a root or not.
     types: nodeTables.map((view) => objectType(reg, view)),
   });
   assertValidSchema(schema);
-  return { role, schema, roots: { query, mutation: new Map(), subscription } };
+  return { role, schema, roots: { query, mutation: new Map(draft.mutation), subscription } };
 }
 
 const allows = (only: readonly string[] | null): boolean => only === null || only.includes('select');

@@ -85,5 +85,9 @@ export const nodeId = (table: string, ...pk: unknown[]): string =>
   Buffer.from(JSON.stringify([1, 'public', table, ...pk]).replace(/,/g, ', '), 'utf8').toString('base64');
 
 /** A cursor as the reference writes it: base64 of `json_build_object` text (`{"id" : 1}`). */
-export const cursor = (values: Record<string, unknown>): string =>
-  Buffer.from(`{${Object.entries(values).map(([k, v]) => `${JSON.stringify(k)} : ${JSON.stringify(v)}`).join(', ')}}`, 'utf8').toString('base64');
+export const cursor = (values: Record<string, unknown>): string => Buffer.from(jsonBuildObject(values), 'utf8').toString('base64');
+
+const jsonBuildObject = (values: Record<string, unknown>): string =>
+  `{${Object.entries(values)
+    .map(([k, v]) => `${JSON.stringify(k)} : ${typeof v === 'object' && v !== null ? jsonBuildObject(v as Record<string, unknown>) : JSON.stringify(v)}`)
+    .join(', ')}}`;
