@@ -113,6 +113,11 @@ export interface TableView {
   permissionFilter(): BoolExpIR | null;
   /** Fields other plugins add to the row (remote relationships), by field name; set once per draft. */
   extraFields?: ReadonlyMap<string, ExtraTableField>;
+  /**
+   * The view `where` arguments and `_by_pk` keys are read against when it is not this one: Relay's
+   * views keep the ordinary view here (every column and relationship), their own fields differing.
+   */
+  inputs?: TableView;
   /** Interfaces the row type implements (Relay's `Node`); a thunk, as the types are built lazily. */
   interfaces?: () => GraphQLInterfaceType[];
 }

@@ -10,7 +10,7 @@ import {
   definePlugin,
   GraphQLExecutor,
   LimitGate,
-  SubscriptionManager,
+  type SubscriptionManager,
   type KernelHooks,
   type Logger,
   type MetricsRegistry,
@@ -40,29 +40,23 @@ export default definePlugin({
             relaySchemaFor(cache, role, config),
           ),
       ).singleton(),
-      relaySubscriptionManager: asFunction(
-        ({ relayExecutor, config, logger }: { relayExecutor: GraphQLExecutor; config: ServerConfig; logger: Logger }) =>
-          new SubscriptionManager(relayExecutor, config, logger),
-      )
-        .singleton()
-        .disposer((m) => m.close()),
     });
     const config = container.resolve<ServerConfig>('config');
     const logger = container.resolve<Logger>('logger');
     const executor = (): GraphQLExecutor => container.resolve<GraphQLExecutor>('relayExecutor');
-    let subscriptionsUsed = false;
     hooks.onHttpRoutes.tap('api/relay', ({ raw }) => {
       raw.post(RELAY_PATH, (request) => handleRelay(request, { hooks, config, executor }));
       // Websockets when api/websocket serves them (it registers `websocketServer`).
       if (container.hasRegistration('websocketServer')) {
-        container.resolve<WebsocketEndpoints>('websocketServer').addEndpoint(RELAY_PATH, () => {
-          subscriptionsUsed = true;
-          return { hooks, config, logger, executor: executor(), subscriptions: container.resolve<SubscriptionManager>('relaySubscriptionManager') };
-        });
+        // Subscriptions share /v1/graphql's manager (one change feed per source), planned by this executor.
+        container.resolve<WebsocketEndpoints>('websocketServer').addEndpoint(RELAY_PATH, () => ({
+          hooks,
+          config,
+          logger,
+          executor: executor(),
+          subscriptions: container.resolve<SubscriptionManager>('subscriptionManager'),
+        }));
       }
-    });
-    hooks.onEvent.tapPromise('api/relay', async (event) => {
-      if (event.type === 'shutdown.started' && subscriptionsUsed) await container.resolve<SubscriptionManager>('relaySubscriptionManager').close();
     });
   },
 });

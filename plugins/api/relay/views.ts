@@ -36,6 +36,7 @@ export function relayViews(views: ReadonlyMap<string, TableView>, deps: RelayVie
     const out: RelayView = {
       ...view,
       original: view,
+      inputs: view,
       nodeKey,
       columns,
       columnsByField: new Map(columns.map((c) => [c.field, c])),
