@@ -17,6 +17,7 @@ import {
   listItems,
   orderByType,
   present,
+  qualifiedTableName,
   selectColumnEnum,
   subSelection,
   toJson,
@@ -76,7 +77,7 @@ export function connectionType(reg: TypeRegistry, view: RelayView): GraphQLObjec
     );
     return new GraphQLObjectType({
       name,
-      description: `A Relay connection object on ${JSON.stringify(view.table.key)}`,
+      description: `A Relay connection object on "${qualifiedTableName(view.table.table)}"`,
       fields: () => ({
         edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(edge))) },
         pageInfo: { type: new GraphQLNonNull(pageInfoType(reg)) },

@@ -23,6 +23,7 @@ import {
   orderByType,
   selectColumnEnum,
   objectType,
+  qualifiedTableName,
   registryFor,
   type ServerConfig,
   type CollectedField,
@@ -116,7 +117,7 @@ function buildRelaySchema(cache: SchemaCache, role: string, config: ServerConfig
         config: {
           type: new GraphQLNonNull(connectionType(reg, view)),
           args: connectionArgs(reg, view),
-          description: `fetch data from the table: "${view.table.key}"`,
+          description: `fetch data from the table: "${qualifiedTableName(view.table.table)}"`,
         },
         planner: connectionPlanner(view),
       };

@@ -77,7 +77,7 @@ export class GraphQLWsServer {
       );
       logHttp(this.logger, { requestId, method: req.method ?? 'GET', url, status, ip, httpVersion: req.httpVersion, startedNs: started });
     };
-    if (!mode) return refuse(404, "only '/v1/graphql' and '/v1alpha1/graphql' are supported on websockets");
+    if (!mode) return refuse(404, `only ${englishPaths([...PATHS.keys(), ...this.endpoints.keys()])} are supported on websockets`);
     if (this.shuttingDown) return refuse(503, 'Server is shutting down', 'Retry-After: 0\r\n');
     const origin = req.headers.origin;
     if (origin && this.originAllowed && !this.originAllowed(origin)) {
@@ -129,6 +129,12 @@ export class GraphQLWsServer {
     this.inFlight--;
     if (this.inFlight === 0) this.drained?.();
   }
+}
+
+/** `'/a' and '/b'`, `'/a', '/b' and '/c'`: the paths served, as the 404 names them. */
+function englishPaths(paths: string[]): string {
+  const quoted = paths.map((p) => `'${p}'`);
+  return quoted.length < 2 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1]}`;
 }
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 503: 'Service Unavailable' };

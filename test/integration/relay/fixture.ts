@@ -20,6 +20,8 @@ export const SETUP_SQL = `
   CREATE TABLE author (id serial PRIMARY KEY, name text NOT NULL);
   CREATE TABLE article (id serial PRIMARY KEY, title text NOT NULL, author_id int NOT NULL REFERENCES author(id), rating int);
   CREATE TABLE tag (label text NOT NULL);
+  CREATE TABLE pair (a int, b text, v int, PRIMARY KEY (a, b));
+  INSERT INTO pair VALUES (1, 'x', 10), (1, 'y', 11);
   INSERT INTO author (name) VALUES ('Ada'), ('Alan'), ('Grace');
   INSERT INTO article (title, author_id, rating) VALUES
     ('a1', 1, 5), ('a2', 1, NULL), ('a3', 1, 3), ('b1', 2, 4), ('b2', 2, 5), ('c1', 3, 1);
@@ -48,6 +50,7 @@ export async function startRelayFixture(prefix: string, config: Partial<ServerCo
           { type: 'pg_track_table', args: { table: 'author' } },
           { type: 'pg_track_table', args: { table: 'article' } },
           { type: 'pg_track_table', args: { table: 'tag' } },
+          { type: 'pg_track_table', args: { table: 'pair' } },
           { type: 'pg_create_object_relationship', args: { table: 'article', name: 'author', using: { foreign_key_constraint_on: 'author_id' } } },
           {
             type: 'pg_create_array_relationship',

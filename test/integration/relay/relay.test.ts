@@ -55,6 +55,17 @@ describe('relay: /v1beta1/relay over HTTP (integration)', function () {
       expect(n.body).to.deep.equal({ data: { node: { id, title: 'b1', author: { id: nodeId('author', 2), name: 'Alan' } } } });
     });
 
+    it('encodes composite and text keys in key order', async () => {
+      const r = await f.relay('{ pair_connection(last: 1) { edges { cursor node { id v } } } }');
+      const edge = r.body.data.pair_connection.edges[0];
+      expect(edge.node.id).to.equal(nodeId('pair', 1, 'y'));
+      expect(edge.cursor).to.equal(cursor({ a: 1, b: 'y' }));
+      const n = await f.relay(`{ node(id: "${nodeId('pair', 1, 'x')}") { ... on pair { v } } }`);
+      expect(n.body).to.deep.equal({ data: { node: { v: 10 } } });
+      const missing = await errorOf(`{ node(id: "${nodeId('pair', 1)}") { id } }`);
+      expect(missing.message).to.equal('invalid node id: primary key columns ["b"] are missing');
+    });
+
     it('answers null for a missing row and refuses ids that are not ids', async () => {
       expect((await f.relay(`{ node(id: "${nodeId('author', 99)}") { id } }`)).body).to.deep.equal({ data: { node: null } });
       const bad = await errorOf('{ node(id: "bm90IGpzb24=") { id } }');
@@ -72,7 +83,7 @@ describe('relay: /v1beta1/relay over HTTP (integration)', function () {
       // `tag` is still a type (insert_tag returns its rows), but no Node.
       const types = await f.relay('{ __type(name: "tag") { interfaces { name } fields { name } } node: __type(name: "Node") { possibleTypes { name } } }');
       expect(types.body.data.__type).to.deep.equal({ interfaces: [], fields: [{ name: 'label' }] });
-      expect(types.body.data.node.possibleTypes.map((t: { name: string }) => t.name).sort()).to.deep.equal(['article', 'author']);
+      expect(types.body.data.node.possibleTypes.map((t: { name: string }) => t.name).sort()).to.deep.equal(['article', 'author', 'pair']);
       expect((await errorOf('{ tag_connection { edges { cursor } } }')).message).to.equal("field 'tag_connection' not found in type: 'query_root'");
       expect((await errorOf('{ author_by_pk(id: 1) { name } }')).message).to.equal("field 'author_by_pk' not found in type: 'query_root'");
       expect((await errorOf('{ article_aggregate { aggregate { count } } }')).message).to.equal("field 'article_aggregate' not found in type: 'query_root'");
@@ -107,6 +118,19 @@ describe('relay: /v1beta1/relay over HTTP (integration)', function () {
       const p3 = await page(`(last: 3, before: "${p2.pageInfo.startCursor}")`);
       expect(titles(p3)).to.deep.equal(['a1']);
       expect(p3.pageInfo).to.deep.include({ hasNextPage: true, hasPreviousPage: false });
+    });
+
+    it('pages forward up to a cursor with first/before', async () => {
+      const p = await page(`(first: 2, before: "${cursor({ id: 5 })}")`);
+      expect(titles(p)).to.deep.equal(['a1', 'a2']);
+      expect(p.pageInfo).to.deep.include({ hasNextPage: true, hasPreviousPage: false });
+      const all = await page(`(first: 4, before: "${cursor({ id: 4 })}")`);
+      expect(titles(all)).to.deep.equal(['a1', 'a2', 'a3']);
+      // Nothing cut by `first`, but rows lie at and after the cursor.
+      expect(all.pageInfo).to.deep.include({ hasNextPage: true, hasPreviousPage: false });
+      const after = await page(`(last: 5, after: "${cursor({ id: 4 })}")`);
+      expect(titles(after)).to.deep.equal(['b2', 'c1']);
+      expect(after.pageInfo).to.deep.include({ hasNextPage: false, hasPreviousPage: true });
     });
 
     it('keeps cursors stable under order_by, NULLs included, and pages one row at a time through the same order', async () => {
