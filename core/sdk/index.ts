@@ -221,7 +221,10 @@ export { buildFields } from '../graphql/plan/select.js';
 export { listItems, present, toJson, validationError } from '../graphql/plan/input.js';
 export type { Input } from '../graphql/plan/input.js';
 export { boolExpType, orderByType, selectColumnEnum } from '../graphql/schema/inputs.js';
-export type { RelationshipView, ComputedFieldView } from '../graphql/plan/view.js';
+export type { RelationshipView, ComputedFieldView, FunctionView } from '../graphql/plan/view.js';
+export { functionViews } from '../graphql/schema/function-views.js';
+export { argsArgument, withArgs } from '../graphql/schema/function-types.js';
+export { ARGS_FIELD, buildCall } from '../graphql/plan/function.js';
 
 // ---- Execution (for API plugins) ------------------------------------------------------------
 export { GraphQLExecutor, bindParams } from '../graphql/execute/executor.js';

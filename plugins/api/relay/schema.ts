@@ -1,7 +1,8 @@
 /**
  * A role's Relay schema, built from the same snapshot as its `/v1/graphql` schema and kept for
  * the snapshot's lifetime: `query_root` (and `subscription_root`) with `<t>_connection` per
- * table with a `Node` the role may select, and `node(id:)`; no `<t>`, `<t>_by_pk` or aggregates,
+ * table with a `Node` the role may select, `<fn>_connection` per tracked function returning such
+ * rows, and `node(id:)`; no `<t>`, `<t>_by_pk` or aggregates,
  * as the reference. `mutation_root` is the sources' ordinary mutations (the core's, over the
  * Relay views, so `returning` rows carry global ids); actions and remote schemas are not part of
  * it. Sources whose kind lacks the `relay` capability are left out.
@@ -18,6 +19,13 @@ import {
 } from 'graphql';
 import {
   addSourceToDraft,
+  ARGS_FIELD,
+  argsArgument,
+  argumentsOf,
+  buildCall,
+  functionViews,
+  withArgs,
+  type FunctionView,
   boolExpType,
   emptySchemaDraft,
   orderByType,
@@ -124,6 +132,20 @@ function buildRelaySchema(cache: SchemaCache, role: string, config: ServerConfig
       if (allows(view.access.queryRootFields) && !query.has(name)) query.set(name, entry);
       if (live && allows(view.access.subscriptionRootFields) && !subscription.has(name)) subscription.set(name, entry);
     }
+    // Tracked functions returning rows of a table with a Node: `<fn>_connection`, under both roots.
+    for (const fv of functionViews(source, role, views, config.inferFunctionPermissions)) {
+      const target = fv.target as RelayView;
+      if (fv.fn.exposedAs !== 'query' || !target.nodeKey) continue;
+      const name = `${fv.fn.rootFields.function}_connection`;
+      const description = `execute function "${qualifiedTableName(fv.fn.function)}" which returns "${qualifiedTableName(target.table.table)}"`;
+      const args = argsArgument(reg, fv.fn.argsTypeName, fv.args, `input parameters for function "${name}"`);
+      const entry: RootFieldEntry = {
+        config: { type: new GraphQLNonNull(connectionType(reg, target)), args: withArgs(args, connectionArgs(reg, target)), description },
+        planner: functionConnectionPlanner(fv, target),
+      };
+      if (!query.has(name)) query.set(name, entry);
+      if (live && !subscription.has(name)) subscription.set(name, entry);
+    }
   }
   if (nodeTables.length > 0) {
     const entry: RootFieldEntry = {
@@ -159,6 +181,20 @@ function connectionPlanner(view: RelayView): DbRootFieldPlanner {
       const key = field.alias?.value ?? field.name.value;
       const collected: CollectedField = { key, name: field.name.value, nodes: [field] };
       return { kind: 'connection', source: view.source, connection: buildConnection(view, collected, ctx, `$.selectionSet.${key}`) };
+    },
+  };
+}
+
+function functionConnectionPlanner(fv: FunctionView, target: RelayView): DbRootFieldPlanner {
+  return {
+    kind: 'db',
+    source: target.source,
+    buildIR: (field, _parent, ctx) => {
+      const key = field.alias?.value ?? field.name.value;
+      const path = `$.selectionSet.${key}`;
+      const collected: CollectedField = { key, name: field.name.value, nodes: [field] };
+      const call = buildCall(fv.fn.function, fv.fn.args, fv.args, argumentsOf(field).get(ARGS_FIELD), fv.fn.argsTypeName, ctx, `${path}.args.${ARGS_FIELD}`);
+      return { kind: 'connection', source: target.source, connection: { ...buildConnection(target, collected, ctx, path), function: call } };
     },
   };
 }

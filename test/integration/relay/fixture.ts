@@ -22,6 +22,7 @@ export const SETUP_SQL = `
   CREATE TABLE tag (label text NOT NULL);
   CREATE TABLE pair (a int, b text, v int, PRIMARY KEY (a, b));
   INSERT INTO pair VALUES (1, 'x', 10), (1, 'y', 11);
+  CREATE FUNCTION titled(prefix text) RETURNS SETOF article LANGUAGE sql STABLE AS $$ SELECT * FROM article WHERE title LIKE prefix || '%' $$;
   INSERT INTO author (name) VALUES ('Ada'), ('Alan'), ('Grace');
   INSERT INTO article (title, author_id, rating) VALUES
     ('a1', 1, 5), ('a2', 1, NULL), ('a3', 1, 3), ('b1', 2, 4), ('b2', 2, 5), ('c1', 3, 1);
@@ -51,6 +52,7 @@ export async function startRelayFixture(prefix: string, config: Partial<ServerCo
           { type: 'pg_track_table', args: { table: 'article' } },
           { type: 'pg_track_table', args: { table: 'tag' } },
           { type: 'pg_track_table', args: { table: 'pair' } },
+          { type: 'pg_track_function', args: { function: 'titled' } },
           { type: 'pg_create_object_relationship', args: { table: 'article', name: 'author', using: { foreign_key_constraint_on: 'author_id' } } },
           {
             type: 'pg_create_array_relationship',

@@ -193,6 +193,18 @@ describe('relay: /v1beta1/relay over HTTP (integration)', function () {
       expect((await errorOf('{ author_connection { edges { node { articles { title } } } } }')).message).to.equal("field 'articles' not found in type: 'author'");
     });
 
+    it('pages the rows of a tracked function as <fn>_connection', async () => {
+      const q = (extra: string): Promise<{ body: { data: { titled_connection: Page<Article> } } }> =>
+        f.relay(`{ titled_connection(args: {prefix: "a"}, first: 2${extra}) { ${PAGE} } }`);
+      const p1 = (await q('')).body.data.titled_connection;
+      expect(titles(p1)).to.deep.equal(['a1', 'a2']);
+      expect(p1.pageInfo).to.deep.include({ hasNextPage: true, hasPreviousPage: false });
+      const p2 = (await q(`, after: "${p1.pageInfo.endCursor}"`)).body.data.titled_connection;
+      expect(titles(p2)).to.deep.equal(['a3']);
+      expect(p2.pageInfo).to.deep.include({ hasNextPage: false, hasPreviousPage: true });
+      expect(p2.edges[0]!.node.id).to.equal(nodeId('article', 3));
+    });
+
     it('takes first and after from variables, one plan for every page', async () => {
       const p1 = await page('(first: $first, after: $after)', ADMIN, { first: 2, after: null });
       expect(titles(p1)).to.deep.equal(['a1', 'a2']);

@@ -21,6 +21,7 @@ import { type JoinSpec, baseSelect } from './base.js';
 import type { CompileContext, SqlParam } from './context.js';
 import { fieldsRow } from './fields.js';
 import { jsonObjectSql, type JsonPair, textLiteral } from './json-object.js';
+import { callSql } from './function-call.js';
 import { directionSql, orderExprSql } from './order-by.js';
 import { quoteLiteral, quoteTable } from './quote.js';
 import type { LevelSql } from './select.js';
@@ -43,6 +44,8 @@ export function connectionLevel(ctx: CompileContext, conn: ConnectionSelectIR, j
   const split = conn.split;
   const splitSql = split ? (a: string) => keysetSql(ctx, conn.orderBy, split.kind, split.values, a) : null;
   const capped = conn.permissionLimit === null ? undefined : cappedRows(ctx, conn, join);
+  // A tracked function's rows (its call is written once per use; equal values share placeholders).
+  const rows = (): string => (conn.function ? callSql(ctx, conn.function, null) : quoteTable(conn.from));
 
   let laterals = '';
   let wholeRow = false;
@@ -86,7 +89,7 @@ export function connectionLevel(ctx: CompileContext, conn: ConnectionSelectIR, j
   const otherSide = (): string => {
     // Rows of the same filtered (and capped) set on the far side of the cursor.
     const o = ctx.alias();
-    const from = capped ?? quoteTable(conn.from);
+    const from = capped ?? rows();
     const where = andSql([
       join === null || capped !== undefined ? 'true' : joinSql(join.mapping, join.parent, o),
       capped !== undefined || conn.permissionFilter === null ? 'true' : boolExpSql(ctx, conn.permissionFilter, { cur: o, root: o }),
@@ -211,5 +214,6 @@ function cappedRows(ctx: CompileContext, conn: ConnectionSelectIR, join: JoinSpe
   const cap = conn.permissionLimit;
   if (cap === null || !Number.isSafeInteger(cap) || cap < 0) throw errors.unexpected('invalid permission limit', { limit: cap });
   const order = conn.orderBy.map((o) => orderExprSql(ctx, o.expr, c) + directionSql(o)).join(', ');
-  return `(SELECT ${c}.* FROM ${quoteTable(conn.from)} AS ${c} WHERE ${where} ORDER BY ${order} LIMIT ${cap})`;
+  const from = conn.function ? callSql(ctx, conn.function, null) : quoteTable(conn.from);
+  return `(SELECT ${c}.* FROM ${from} AS ${c} WHERE ${where} ORDER BY ${order} LIMIT ${cap})`;
 }
