@@ -261,7 +261,12 @@ export interface ConnectionSelectIR extends SelectFromIR {
    * Rows strictly after (or before) the cursor in `orderBy` order; `values` are the cursor's, per
    * leading `orderBy` item (all of them, or the DISTINCT ON ones: one row per distinct value).
    */
-  split: { kind: 'after' | 'before'; values: TypedValueIR[] } | null;
+  split: {
+    kind: 'after' | 'before';
+    values: TypedValueIR[];
+    /** Per value: whether its key can never be NULL (a NOT NULL column), so no NULL case is needed. */
+    notNull: boolean[];
+  } | null;
   /** The first or last `count` rows (after the split). */
   slice: { kind: 'first' | 'last'; count: TypedValueIR } | null;
   fields: ConnectionFieldIR[];

@@ -136,6 +136,7 @@ export function buildConnection(view: RelayView, field: CollectedField, ctx: Pla
         kind: afterIn ? ('after' as const) : ('before' as const),
         // DISTINCT ON keeps one row per distinct value: comparing those leading keys is enough.
         values: cursorValues(toJson(cursorIn, ctx), orderBy.slice(0, distinctOn.length || orderBy.length), cursorPaths, path),
+        notNull: orderBy.slice(0, distinctOn.length || orderBy.length).map((item) => notNullKey(o, item.expr)),
       }
     : null;
   const slice = first
@@ -231,6 +232,13 @@ function cursorPath(view: TableView, e: OrderExprIR): string[] {
 const sameTarget = (view: TableView, t: { schema: string; name: string }): boolean => view.ref.schema === t.schema && view.ref.name === t.name;
 const sameMapping = (a: Array<[string, string]>, b: Array<[string, string]>): boolean =>
   a.length === b.length && a.every(([x, y], i) => b[i]![0] === x && b[i]![1] === y);
+
+/** Whether the key is a column the database guarantees is never NULL. */
+function notNullKey(view: TableView, e: OrderExprIR): boolean {
+  if (e.kind !== 'column' || e.visibleWhen) return false;
+  const c = view.columns.find((x) => x.column.name === e.name);
+  return c !== undefined && !c.column.nullable && !c.forceNullable;
+}
 
 /** The database type a cursor value is compared as. */
 function keyType(e: OrderExprIR): string {

@@ -42,7 +42,7 @@ export function connectionLevel(ctx: CompileContext, conn: ConnectionSelectIR, j
   // `last`: read backwards from the cursor, then answer in the forward order.
   const effective: OrderByIR[] = last ? conn.orderBy.map(reverse) : conn.orderBy;
   const split = conn.split;
-  const splitSql = split ? (a: string) => keysetSql(ctx, conn.orderBy, split.kind, split.values, a) : null;
+  const splitSql = split ? (a: string) => keysetSql(ctx, conn.orderBy, split, a) : null;
   const capped = conn.permissionLimit === null ? undefined : cappedRows(ctx, conn, join);
   // A tracked function's rows (its call is written once per use; equal values share placeholders).
   const rows = (): string => (conn.function ? callSql(ctx, conn.function, null) : quoteTable(conn.from));
@@ -82,7 +82,8 @@ export function connectionLevel(ctx: CompileContext, conn: ConnectionSelectIR, j
   const filter = inPage === null ? '' : ` FILTER (WHERE ${inPage})`;
   const forward = last ? ' DESC' : ' ASC';
   const backward = last ? ' ASC' : ' DESC';
-  const cursor = base64Sql(`(${cursorObjectSql(conn.cursorPaths, base.keys)})::text`);
+  const cursorText = `(${cursorObjectSql(conn.cursorPaths, base.keys)})::text`;
+  const cursor = base64Sql(cursorText);
 
   const nonEmpty = `(count(*)${filter} > 0)`;
   const more = count === null ? 'false' : `(count(*) > ${count})`;
@@ -94,7 +95,8 @@ export function connectionLevel(ctx: CompileContext, conn: ConnectionSelectIR, j
       join === null || capped !== undefined ? 'true' : joinSql(join.mapping, join.parent, o),
       capped !== undefined || conn.permissionFilter === null ? 'true' : boolExpSql(ctx, conn.permissionFilter, { cur: o, root: o }),
       capped !== undefined || conn.where === null ? 'true' : boolExpSql(ctx, conn.where, { cur: o, root: o }),
-      `(${splitSql!(o)}) IS NOT TRUE`,
+      // Keys that are never NULL make the condition two-valued: a plain NOT, which the planner can turn into an index range.
+      split!.notNull.every(Boolean) ? `NOT (${splitSql!(o)})` : `(${splitSql!(o)}) IS NOT TRUE`,
     ]);
     return `EXISTS (SELECT 1 FROM ${from} AS ${o} WHERE ${where})`;
   };
@@ -103,9 +105,10 @@ export function connectionLevel(ctx: CompileContext, conn: ConnectionSelectIR, j
       case 'typename':
         return { key: f.alias, expr: textLiteral(f.typeName) };
       case 'startCursor':
-        return { key: f.alias, expr: `(array_agg(${cursor} ORDER BY ${rn}${forward})${filter})[1]` };
+        // Encoded once, after the aggregate picked the row.
+        return { key: f.alias, expr: base64Sql(`(array_agg(${cursorText} ORDER BY ${rn}${forward})${filter})[1]`) };
       case 'endCursor':
-        return { key: f.alias, expr: `(array_agg(${cursor} ORDER BY ${rn}${backward})${filter})[1]` };
+        return { key: f.alias, expr: base64Sql(`(array_agg(${cursorText} ORDER BY ${rn}${backward})${filter})[1]`) };
       case 'hasNextPage': {
         const cut = conn.slice?.kind === 'first' ? more : 'false';
         const beyond = split?.kind === 'before' ? otherSide() : 'false';
@@ -157,25 +160,26 @@ const plusOne = (count: string): string => (/^\d+$/.test(count) ? String(Number(
 
 /**
  * Rows strictly after (or before) the cursor in the ordering: the first key past the cursor's
- * value, or equal to it and the rest past, and so on (NULLs placed as the ordering places them).
+ * value, or equal to it and the rest past, and so on, with NULLs placed as the ordering places
+ * them. The cursor's values are known when the plan is made, so a NULL one gets its own SQL and a
+ * key the database says is NOT NULL gets none: `"id" > $2` for the usual primary key, which an
+ * index answers.
  */
-function keysetSql(ctx: CompileContext, orderBy: readonly OrderByIR[], kind: 'after' | 'before', values: readonly TypedValueIR[], alias: string): string {
-  const items = values.map((v, i) => {
+function keysetSql(ctx: CompileContext, orderBy: readonly OrderByIR[], split: NonNullable<ConnectionSelectIR['split']>, alias: string): string {
+  const items = split.values.map((v, i) => {
     const o = orderBy[i]!;
-    const d = kind === 'after' ? o : reverse(o);
-    return { key: orderExprSql(ctx, o.expr, alias), value: valueSql(ctx, v), direction: d.direction, nulls: d.nulls };
+    const d = split.kind === 'after' ? o : reverse(o);
+    const isNull = v.value.kind === 'const' && (v.value.value === null || v.value.value === undefined);
+    return { key: orderExprSql(ctx, o.expr, alias), value: isNull ? null : valueSql(ctx, v), direction: d.direction, nulls: d.nulls, notNull: split.notNull[i] === true };
   });
   const past = (x: (typeof items)[number]): string => {
+    if (x.value === null) return x.nulls === 'first' && !x.notNull ? `${x.key} IS NOT NULL` : 'false';
     const op = x.direction === 'asc' ? '>' : '<';
-    const whenNull = x.nulls === 'first' ? `${x.key} IS NOT NULL` : 'false';
-    const whenValue = `${x.key} ${op} ${x.value}` + (x.nulls === 'last' ? ` OR ${x.key} IS NULL` : '');
-    return `(CASE WHEN ${x.value} IS NULL THEN ${whenNull} ELSE (${whenValue}) END)`;
+    return x.nulls === 'last' && !x.notNull ? `(${x.key} ${op} ${x.value} OR ${x.key} IS NULL)` : `${x.key} ${op} ${x.value}`;
   };
+  const equal = (x: (typeof items)[number]): string => (x.value === null ? `${x.key} IS NULL` : `${x.key} = ${x.value}`);
   const ors: string[] = [];
-  items.forEach((x, i) => {
-    const equal = items.slice(0, i).map((p) => `${p.key} IS NOT DISTINCT FROM ${p.value}`);
-    ors.push(andSql([...equal, past(x)]));
-  });
+  items.forEach((x, i) => ors.push(andSql([...items.slice(0, i).map(equal), past(x)])));
   return ors.length === 1 ? ors[0]! : `(${ors.map((s) => `(${s})`).join(' OR ')})`;
 }
 
