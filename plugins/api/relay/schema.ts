@@ -24,7 +24,9 @@ import {
   argumentsOf,
   buildCall,
   functionViews,
+  Naming,
   withArgs,
+  type NamespacePlanner,
   type FunctionView,
   boolExpType,
   emptySchemaDraft,
@@ -115,6 +117,8 @@ function buildRelaySchema(cache: SchemaCache, role: string, config: ServerConfig
     addSourceToDraft(draft, source, { role, cache, config }, { mutations: source.capabilities.mutations === true });
     const views = relayBySource.get(source.name) ?? new Map<string, RelayView>();
     const live = source.capabilities.subscriptions === true;
+    const sourceQuery = new Map<string, RootFieldEntry>();
+    const sourceSubscription = new Map<string, RootFieldEntry>();
     for (const key of [...views.keys()].sort()) {
       const view = views.get(key)!;
       if (!view.nodeKey) continue;
@@ -129,8 +133,8 @@ function buildRelaySchema(cache: SchemaCache, role: string, config: ServerConfig
         },
         planner: connectionPlanner(view),
       };
-      if (allows(view.access.queryRootFields) && !query.has(name)) query.set(name, entry);
-      if (live && allows(view.access.subscriptionRootFields) && !subscription.has(name)) subscription.set(name, entry);
+      if (allows(view.access.queryRootFields) && !sourceQuery.has(name)) sourceQuery.set(name, entry);
+      if (live && allows(view.access.subscriptionRootFields) && !sourceSubscription.has(name)) sourceSubscription.set(name, entry);
     }
     // Tracked functions returning rows of a table with a Node: `<fn>_connection`, under both roots.
     for (const fv of functionViews(source, role, views, config.inferFunctionPermissions)) {
@@ -143,9 +147,14 @@ function buildRelaySchema(cache: SchemaCache, role: string, config: ServerConfig
         config: { type: new GraphQLNonNull(connectionType(reg, target)), args: withArgs(args, connectionArgs(reg, target)), description },
         planner: functionConnectionPlanner(fv, target),
       };
-      if (!query.has(name)) query.set(name, entry);
-      if (live && !subscription.has(name)) subscription.set(name, entry);
+      if (!sourceQuery.has(name)) sourceQuery.set(name, entry);
+      if (live && !sourceSubscription.has(name)) sourceSubscription.set(name, entry);
     }
+    // A source's root-field namespace holds its connections, as its mutations (the core's); `node` stays at the root.
+    const namespace = source.customization.root_fields?.namespace;
+    const naming = new Naming(source.customization);
+    placeIn(query, sourceQuery, namespace, () => naming.type(`${namespace}_query`));
+    placeIn(subscription, sourceSubscription, namespace, () => naming.type(`${namespace}_subscription`));
   }
   if (nodeTables.length > 0) {
     const entry: RootFieldEntry = {
@@ -199,6 +208,29 @@ function functionConnectionPlanner(fv: FunctionView, target: RelayView): DbRootF
   };
 }
 
+/** The source's entries at the root, or under its namespace (shared with other sources naming it). */
+function placeIn(root: Map<string, RootFieldEntry>, entries: Map<string, RootFieldEntry>, namespace: string | undefined, typeName: () => string): void {
+  if (entries.size === 0) return;
+  if (!namespace) {
+    for (const [name, entry] of entries) if (!root.has(name)) root.set(name, entry);
+    return;
+  }
+  const existing = root.get(namespace);
+  if (existing?.planner.kind === 'namespace') {
+    for (const [name, entry] of entries) if (!existing.planner.fields.has(name)) existing.planner.fields.set(name, entry);
+    return;
+  }
+  if (existing) return;
+  const planner: NamespacePlanner = { kind: 'namespace', fields: entries };
+  root.set(namespace, { config: { type: new GraphQLObjectType({ name: typeName(), fields: () => fieldMap(entries) }) }, planner });
+}
+
+function fieldMap(entries: ReadonlyMap<string, RootFieldEntry>): GraphQLFieldConfigMap<unknown, unknown> {
+  const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
+  for (const k of [...entries.keys()].sort()) fields[k] = entries.get(k)!.config;
+  return fields;
+}
+
 function rootType(name: string, description: string, entries: ReadonlyMap<string, RootFieldEntry>): GraphQLObjectType {
   if (entries.size === 0) {
     // As `/v1/graphql`: a role that can query nothing gets the placeholder field.
@@ -208,7 +240,5 @@ function rootType(name: string, description: string, entries: ReadonlyMap<string
       fields: { [NO_QUERIES_FIELD]: { type: new GraphQLNonNull(GraphQLString), description: 'There are no queries available to the current role.' } },
     });
   }
-  const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
-  for (const k of [...entries.keys()].sort()) fields[k] = entries.get(k)!.config;
-  return new GraphQLObjectType({ name, description, fields });
+  return new GraphQLObjectType({ name, description, fields: fieldMap(entries) });
 }
