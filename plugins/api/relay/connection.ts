@@ -15,6 +15,7 @@ import {
   collectFields,
   EngineError,
   listItems,
+  objectType,
   orderByType,
   present,
   qualifiedTableName,
@@ -37,7 +38,6 @@ import {
 } from '../../../core/sdk/index.js';
 import { decodeBase64Json } from './codec.js';
 import type { RelayView } from './views.js';
-import { objectType } from '../../../core/sdk/index.js';
 
 export const PAGE_INFO = 'PageInfo';
 

@@ -1,7 +1,8 @@
 /**
  * `POST /v1beta1/relay`: a GraphQL request (or a batch) against the role's Relay schema, answered
  * as `/v1/graphql` answers (errors with HTTP 200, 401 too unless --preserve-401-errors; a body
- * that is not JSON keeps its 415).
+ * that is not JSON keeps its 415), always as `application/json` (the reference's relay endpoint
+ * predates `application/graphql-response+json`).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import {
@@ -31,7 +32,7 @@ export async function handleRelay(
   const auth: AuthRequest = { headers, ip: request.ip, responseHeaders: [] };
   let session: Session | undefined;
   let operationType = '';
-  const answer = (status: number, body: string): RawResponse => ({ status, body, contentType: 'application/json; charset=utf-8', headers: auth.responseHeaders, operationType });
+  const answer = (status: number, body: string): RawResponse => ({ status, body, contentType: 'application/json', headers: auth.responseHeaders, operationType });
   try {
     const body = parseGraphQLHttpBody(await readJsonRequest(request.req, config.maxRequestBodySize));
     if (!body.batch) auth.body = body.request;

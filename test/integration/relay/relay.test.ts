@@ -274,6 +274,26 @@ describe('relay: /v1beta1/relay over HTTP (integration)', function () {
     });
   });
 
+  describe('HTTP', () => {
+    it('answers batches per request, errors with 200, and a non-JSON body with 415', async () => {
+      const res = await fetch(f.engine.url + '/v1beta1/relay', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...ADMIN },
+        body: JSON.stringify([{ query: '{ author_connection(first: 1) { edges { cursor } } }' }, { query: '{ nope }' }]),
+      });
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('content-type')).to.match(/^application\/json/);
+      const body = (await res.json()) as Array<Record<string, unknown>>;
+      expect(body[0]).to.deep.equal({ data: { author_connection: { edges: [{ cursor: cursor({ id: 1 }) }] } } });
+      expect(body[1]).to.have.property('errors');
+      const text = await fetch(f.engine.url + '/v1beta1/relay', { method: 'POST', headers: { 'content-type': 'text/plain', ...ADMIN }, body: '{}' });
+      expect(text.status).to.equal(415);
+      const anonymous = await fetch(f.engine.url + '/v1beta1/relay', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
+      expect(anonymous.status).to.equal(200);
+      expect(((await anonymous.json()) as { errors: Array<{ extensions: { code: string } }> }).errors[0]!.extensions.code).to.equal('access-denied');
+    });
+  });
+
   describe('errors', () => {
     it('refuses first with last and after with before, and bad cursors, as the reference', async () => {
       expect(await errorOf('{ article_connection(first: 1, last: 1) { edges { cursor } } }')).to.deep.equal({
