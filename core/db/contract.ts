@@ -130,6 +130,8 @@ export interface KindCapabilities {
   distinctOn?: boolean;
   /** Subscription root fields (the connection implements `compileMultiplexed`/`runMultiplexed`); without it none. */
   subscriptions?: boolean;
+  /** Relay's `/v1beta1/relay` (the compiler handles `connection` root fields and `nodeId`/`arrayConnection` fields). */
+  relay?: boolean;
 }
 
 export type KindCapability = keyof KindCapabilities;

@@ -7,6 +7,7 @@
 import type {
   AggregateSelectIR,
   BoolExpIR,
+  ConnectionSelectIR,
   FieldIR,
   FunctionCallIR,
   OrderExprIR,
@@ -129,6 +130,9 @@ export class IrReadsWalker {
         case 'arrayAggregate':
           this.aggregate(f.aggregate);
           break;
+        case 'arrayConnection':
+          this.connection(f.connection);
+          break;
         case 'computedScalar':
           this.call(f.call);
           if (f.visibleWhen) this.boolExp(f.visibleWhen);
@@ -154,10 +158,22 @@ export class IrReadsWalker {
     }
   }
 
+  connection(c: ConnectionSelectIR): void {
+    this.selectFrom(c);
+    for (const v of c.split?.values ?? []) this.value(v);
+    this.value(c.slice?.count ?? null);
+    for (const f of c.fields) {
+      if (f.kind !== 'edges') continue;
+      for (const e of f.fields) if (e.kind === 'node') this.fields(e.fields);
+    }
+  }
+
   root(ir: RootFieldIR): void {
     if (ir.kind === 'select') {
       this.selectFrom(ir.select);
       this.fields(ir.select.fields);
+    } else if (ir.kind === 'connection') {
+      this.connection(ir.connection);
     } else {
       this.aggregate(ir.aggregate);
     }

@@ -159,7 +159,14 @@ export type FieldIR =
    * of the join columns (`{<column>: value}`) under `alias`, and the executor replaces it with
    * what `join` resolves for all rows of the response at once (one call per batch).
    */
-  | { kind: 'remoteJoin'; alias: string; columns: Array<{ name: string; type: string }>; join: RemoteJoin };
+  | { kind: 'remoteJoin'; alias: string; columns: Array<{ name: string; type: string }>; join: RemoteJoin }
+  /**
+   * Relay's globally unique id of the row: base64 of the JSON array `[1, "<schema>", "<table>",
+   * <pk value>, ...]` (the reference engine's version-1 node id), primary-key values as JSON.
+   */
+  | { kind: 'nodeId'; alias: string; table: TableRef; columns: Array<{ name: string; type: string }> }
+  /** Relay's `<rel>_connection`: a connection over the related rows. */
+  | { kind: 'arrayConnection'; alias: string; mapping: Array<[string, string]>; connection: ConnectionSelectIR };
 
 /** What a request's remote parts run with: the session, the variables and the client's headers. */
 export interface ExternalContext {
@@ -240,10 +247,51 @@ export interface AggregateSelectIR extends SelectFromIR {
   fields: AggregateFieldIR[];
 }
 
+/**
+ * Relay's connection (`<t>_connection`, `<rel>_connection`): rows in `orderBy` order (which ends
+ * with the primary key, so it is total), cut at a cursor (`split`) and to a count (`slice`).
+ * Paging happens in the database: keyset on the cursor values, the count plus one row to know
+ * whether more follow. A row's cursor is the JSON object of its order-by values, each at its
+ * `cursorPaths` entry (`["id"]`, `["author", "name"]`), base64-encoded.
+ */
+export interface ConnectionSelectIR extends SelectFromIR {
+  /** Per `orderBy` item, where its value sits in the cursor object. */
+  cursorPaths: string[][];
+  /**
+   * Rows strictly after (or before) the cursor in `orderBy` order; `values` are the cursor's, per
+   * leading `orderBy` item (all of them, or the DISTINCT ON ones: one row per distinct value).
+   */
+  split: {
+    kind: 'after' | 'before';
+    values: TypedValueIR[];
+    /** Per value: whether its key can never be NULL (a NOT NULL column), so no NULL case is needed. */
+    notNull: boolean[];
+  } | null;
+  /** The first or last `count` rows (after the split). */
+  slice: { kind: 'first' | 'last'; count: TypedValueIR } | null;
+  fields: ConnectionFieldIR[];
+}
+
+export type PageInfoFieldIR =
+  | { kind: 'typename'; alias: string; typeName: string }
+  | { kind: 'hasNextPage' | 'hasPreviousPage' | 'startCursor' | 'endCursor'; alias: string };
+
+export type EdgeFieldIR =
+  | { kind: 'typename'; alias: string; typeName: string }
+  | { kind: 'cursor'; alias: string }
+  | { kind: 'node'; alias: string; fields: FieldIR[] };
+
+export type ConnectionFieldIR =
+  | { kind: 'typename'; alias: string; typeName: string }
+  | { kind: 'pageInfo'; alias: string; fields: PageInfoFieldIR[] }
+  | { kind: 'edges'; alias: string; fields: EdgeFieldIR[] };
+
 /** One root field against a database source: what the database-kind plugin compiles. */
 export type RootFieldIR =
   | { kind: 'select'; source: string; select: SelectIR; single: boolean }
-  | { kind: 'aggregate'; source: string; aggregate: AggregateSelectIR };
+  | { kind: 'aggregate'; source: string; aggregate: AggregateSelectIR }
+  /** Relay's `<t>_connection` (kinds with the `relay` capability). */
+  | { kind: 'connection'; source: string; connection: ConnectionSelectIR };
 
 /** Options that change the shape of compiled SQL for every query of a server. */
 export interface CompileOptions {

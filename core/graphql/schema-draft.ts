@@ -17,6 +17,7 @@ import type { CollectedField } from './plan/selection.js';
 import type { TableView } from './plan/view.js';
 import type { MutationIR } from './ir-mutation.js';
 import type { SchemaCache } from '../schema-cache/cache.js';
+import type { ResolvedSource } from '../schema-cache/model.js';
 import type { ServerConfig } from '../config/types.js';
 
 /** Plan-time context for turning one GraphQL root field into IR. */
@@ -128,6 +129,12 @@ export interface SchemaDraft {
   types: GraphQLNamedType[];
   /** Plugins adding fields to table row types (remote relationships); taps add theirs EARLY. */
   tableFields: TableFieldExtension[];
+  /**
+   * Another flavour of the role's table views (Relay's: `Node` ids, connections), applied once per
+   * source when the draft first builds its views; every type and planner of the draft then reads
+   * the adapted views. Absent: the views as built.
+   */
+  adaptViews?: (views: Map<string, TableView>, source: ResolvedSource) => Map<string, TableView>;
 }
 
 export interface SchemaBuildContext {

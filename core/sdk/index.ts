@@ -217,11 +217,22 @@ export { and, andMaybe, not, or } from '../graphql/plan/bool.js';
 export { buildPermissionFilter } from '../graphql/plan/bool-exp.js';
 export { jsonInput, leafValue } from '../graphql/plan/input.js';
 export { sessionVariablesOfQuery } from '../graphql/plan/session-variables.js';
-export { collectFields, subSelection } from '../graphql/plan/selection.js';
+export { argumentsOf, collectFieldNodes, collectFields, subSelection } from '../graphql/plan/selection.js';
+// For APIs with schemas of their own over the same tables (Relay): arguments and fields of a view.
+export { buildWhere } from '../graphql/plan/bool-exp.js';
+export { buildOrderBy } from '../graphql/plan/order-by.js';
+export { buildFields } from '../graphql/plan/select.js';
+export { listItems, present, toJson, validationError } from '../graphql/plan/input.js';
+export type { Input } from '../graphql/plan/input.js';
+export { boolExpType, orderByType, selectColumnEnum } from '../graphql/schema/inputs.js';
+export type { RelationshipView, ComputedFieldView, FunctionView } from '../graphql/plan/view.js';
+export { functionViews } from '../graphql/schema/function-views.js';
+export { argsArgument, withArgs } from '../graphql/schema/function-types.js';
+export { ARGS_FIELD, buildCall } from '../graphql/plan/function.js';
 
 // ---- Execution (for API plugins) ------------------------------------------------------------
 export { GraphQLExecutor, bindParams } from '../graphql/execute/executor.js';
-export type { ExecutionMeta, ExecutorLimits } from '../graphql/execute/executor.js';
+export type { ExecutionMeta, ExecutorLimits, SchemaFlavour } from '../graphql/execute/executor.js';
 export { fillJoins, joinShapeOfQuery } from '../graphql/execute/remote-joins.js';
 export type { JoinShape } from '../graphql/execute/remote-joins.js';
 export { LimitGate, whenActive } from '../graphql/execute/limits.js';

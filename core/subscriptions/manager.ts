@@ -76,13 +76,21 @@ export class SubscriptionManager {
    * no rows yet, once it is polled). Throws an EngineError for what the reference refuses at
    * start: invalid operation, missing session variable, a value the database rejects.
    * Resolves null when the operation is not a subscription (the caller runs it as a query).
+   * `executor`: the API whose schema plans it (Relay's shares the pollers and change feeds of
+   * `/v1/graphql`: one feed per source; pollers are keyed by statement, so APIs never mix answers).
    */
-  async subscribe(request: GraphQLRequest, session: Session, sink: SubscriberSink, meta?: ExecutionMeta): Promise<SubscriptionHandle | null> {
-    const planned = await this.executor.planSubscription(request, session);
+  async subscribe(
+    request: GraphQLRequest,
+    session: Session,
+    sink: SubscriberSink,
+    meta?: ExecutionMeta,
+    executor: GraphQLExecutor = this.executor,
+  ): Promise<SubscriptionHandle | null> {
+    const planned = await executor.planSubscription(request, session);
     if (!planned) return null;
     // The allow-list and API limits refuse a subscription at start, as a query. A time limit
     // does not apply: a refetch serves many subscribers at once.
-    await this.executor.admit(request, session, meta);
+    await executor.admit(request, session, meta);
     const polled = polledSteps(planned.compiled.steps);
     if (polled) return this.subscribePolled(polled, request, planned.variables, session, sink, meta);
     const plan = subscriptionPlan(planned.compiled, { stringifyNumericTypes: this.config.stringifyNumericTypes });

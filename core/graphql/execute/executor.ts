@@ -21,7 +21,7 @@ import type { ServerConfig } from '../../config/types.js';
 import type { SchemaCacheRef } from '../../schema-cache/ref.js';
 import type { SchemaCache } from '../../schema-cache/cache.js';
 import type { ExternalContext, TypedValueIR } from '../ir.js';
-import type { RemoteFieldGroup, RemoteFieldPart } from '../schema-draft.js';
+import type { RemoteFieldGroup, RemoteFieldPart, RoleSchema } from '../schema-draft.js';
 import { applyRemoteJoins } from './remote-joins.js';
 import type { CompiledStatement, RunOptions, SourceConnection } from '../../db/contract.js';
 import type { LimitContext, LimitGate, LimitHooks } from './limits.js';
@@ -59,6 +59,12 @@ export interface ExecutorLimits {
   gate: LimitGate;
 }
 
+/**
+ * Which schema a role's requests run against: by default the snapshot's role schema; another API
+ * over the same snapshot (Relay's) passes its own, built from the same snapshot and memoised there.
+ */
+export type SchemaFlavour = (cache: SchemaCache, role: string) => Promise<RoleSchema>;
+
 export class GraphQLExecutor {
   private readonly prepared: LruCache<string, PreparedOperation>;
   private readonly preparing = new Map<string, Promise<PreparedOperation>>();
@@ -68,6 +74,7 @@ export class GraphQLExecutor {
     private readonly config: ServerConfig,
     private readonly limits?: ExecutorLimits,
     private readonly metrics?: MetricsRegistry,
+    private readonly flavour?: SchemaFlavour,
   ) {
     this.prepared = new LruCache(config.queryPlanCacheSize);
   }
@@ -201,7 +208,7 @@ export class GraphQLExecutor {
   }
 
   private async prepareNew(cache: SchemaCache, request: GraphQLRequest, role: string, key: string): Promise<PreparedOperation> {
-    const roleSchema = await cache.schemaFor(role);
+    const roleSchema = await (this.flavour ? this.flavour(cache, role) : cache.schemaFor(role));
     const document = parseDocument(request.query);
     validateDocument(roleSchema.schema, document);
     const operation = getOperationAST(document, request.operationName ?? undefined);

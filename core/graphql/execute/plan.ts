@@ -20,6 +20,7 @@ import type { CompileOptions, SubscriptionFieldIR } from '../ir.js';
 import type { PlanContext, RemoteFieldPart, RoleSchema, RootFieldEntry } from '../schema-draft.js';
 import { joinShapeOfMutation, joinShapeOfQuery, joinShapeOfSelect, type JoinShape } from './remote-joins.js';
 import type { SchemaCache } from '../../schema-cache/cache.js';
+import type { ResolvedSource } from '../../schema-cache/model.js';
 import { collectFieldNodes } from '../plan/selection.js';
 import { sessionVariablesOf } from './mutation.js';
 import { sessionVariablesOfQuery } from '../plan/session-variables.js';
@@ -211,14 +212,23 @@ function planSelection(
       if (field.kind === 'stream' ? joinShapeOfSelect(field.ir.select) : joinShapeOfQuery(field.ir)) {
         throw new EngineError('not-supported', 'Remote relationships are not allowed in subscriptions', { path: `$.selectionSet.${name}` });
       }
-      steps.push({ kind: 'live', key, source: source.name, connection: source.connection, field });
+      const live = field.kind === 'stream' ? source : irSource(cache, field.ir.source, name);
+      steps.push({ kind: 'live', key, source: live.name, connection: live.connection, field });
       continue;
     }
     const ir = entry.planner.buildIR(merged, type, ctx);
-    const statement = source.connection.compileQuery(ir, options);
-    steps.push({ kind: 'db', key, connection: source.connection, statement, sessionVariables: sessionVariablesOfQuery(ir), ...withJoins(joinShapeOfQuery(ir)) });
+    // The IR names its source: a field whose source depends on its arguments (Relay's `node`) picks it there.
+    const read = irSource(cache, ir.source, name);
+    const statement = read.connection.compileQuery(ir, options);
+    steps.push({ kind: 'db', key, connection: read.connection, statement, sessionVariables: sessionVariablesOfQuery(ir), ...withJoins(joinShapeOfQuery(ir)) });
   }
   return steps;
+}
+
+function irSource(cache: SchemaCache, name: string, field: string): ResolvedSource {
+  const source = cache.sources.get(name);
+  if (!source) throw new EngineError('unexpected', `source "${name}" is not available`, { path: `$.selectionSet.${field}` });
+  return source;
 }
 
 const hasRemote = (steps: readonly RootStep[]): boolean =>

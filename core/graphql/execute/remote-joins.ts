@@ -5,7 +5,7 @@
  * batch in ONE call, and the values are put in place before the answer is serialised again.
  * Answers without remote joins never come here: their JSON text is spliced unparsed.
  */
-import type { AggregateFieldIR, ExternalContext, FieldIR, RemoteJoin, RootFieldIR, SelectIR } from '../ir.js';
+import type { AggregateFieldIR, ConnectionSelectIR, ExternalContext, FieldIR, RemoteJoin, RootFieldIR, SelectIR } from '../ir.js';
 import type { MutationIR } from '../ir-mutation.js';
 
 /** Where remote joins sit in one row (or object) of an answer. */
@@ -32,6 +32,9 @@ function fieldsShape(fields: readonly FieldIR[]): JoinShape {
       case 'arrayAggregate':
         inner = aggregateShape(f.aggregate.fields);
         break;
+      case 'arrayConnection':
+        inner = connectionShape(f.connection);
+        break;
       default:
         continue;
     }
@@ -50,10 +53,26 @@ function aggregateShape(fields: readonly AggregateFieldIR[]): JoinShape {
   return shape;
 }
 
+/** A connection's rows sit at `edges[].node`. */
+function connectionShape(connection: ConnectionSelectIR): JoinShape {
+  const shape: JoinShape = { joins: [], nested: [] };
+  for (const f of connection.fields) {
+    if (f.kind !== 'edges') continue;
+    const edge: JoinShape = { joins: [], nested: [] };
+    for (const e of f.fields) {
+      if (e.kind !== 'node') continue;
+      const inner = fieldsShape(e.fields);
+      if (!isEmpty(inner)) edge.nested.push({ alias: e.alias, shape: inner });
+    }
+    if (!isEmpty(edge)) shape.nested.push({ alias: f.alias, shape: edge });
+  }
+  return shape;
+}
+
 /** The joins of a root field's answer; null (the usual case) when it has none. */
 export function joinShapeOfQuery(ir: RootFieldIR): JoinShape | null {
   if (ir.kind === 'select') return joinShapeOfSelect(ir.select);
-  const shape = aggregateShape(ir.aggregate.fields);
+  const shape = ir.kind === 'connection' ? connectionShape(ir.connection) : aggregateShape(ir.aggregate.fields);
   return isEmpty(shape) ? null : shape;
 }
 

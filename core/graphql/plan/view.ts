@@ -5,6 +5,7 @@
  * the GraphQL types and the IR builders read them, so a field name is mapped back to a database
  * column without consulting the GraphQL schema at plan time.
  */
+import type { GraphQLInterfaceType } from 'graphql';
 import type { BoolExpIR, TableRef } from '../ir.js';
 import type { ExtraTableField } from '../schema-draft.js';
 import type { BoolExpJson } from '../../metadata/types.js';
@@ -112,6 +113,13 @@ export interface TableView {
   permissionFilter(): BoolExpIR | null;
   /** Fields other plugins add to the row (remote relationships), by field name; set once per draft. */
   extraFields?: ReadonlyMap<string, ExtraTableField>;
+  /**
+   * The view `where` arguments and `_by_pk` keys are read against when it is not this one: Relay's
+   * views keep the ordinary view here (every column and relationship), their own fields differing.
+   */
+  inputs?: TableView;
+  /** Interfaces the row type implements (Relay's `Node`); a thunk, as the types are built lazily. */
+  interfaces?: () => GraphQLInterfaceType[];
 }
 
 export const tableRef = (t: ResolvedTable): TableRef => ({ schema: t.table.schema, name: t.table.name });

@@ -59,6 +59,7 @@ export function objectType(reg: TypeRegistry, view: TableView): GraphQLObjectTyp
     new GraphQLObjectType({
       name,
       description: tableDescription(view),
+      ...(view.interfaces ? { interfaces: view.interfaces } : {}),
       fields: () => {
         const fields: Fields = {};
         for (const c of view.columns) {

@@ -237,7 +237,7 @@ export class WsConnection {
     if (this.init.kind === 'failed') return this.startFailed(id, `cannot start as connection_init failed with: ${this.init.message}`);
     if (this.operations.has(id)) return this.startFailed(id, `an operation already exists with this id: ${id}`);
     const session = this.init.session;
-    const { subscriptions } = this.deps;
+    const { subscriptions, executor } = this.deps;
     this.operations.set(id, 'starting');
     this.logOperation(id, 'started', request);
     try {
@@ -257,7 +257,7 @@ export class WsConnection {
           this.logOperation(id, 'completed');
         },
       };
-      const handle = await subscriptions.subscribe(request, session, sink, meta);
+      const handle = await subscriptions.subscribe(request, session, sink, meta, executor);
       if (handle) {
         // Stopped (or closed) while starting: the client no longer wants it.
         if (this.operations.get(id) !== 'starting') return handle.stop();
@@ -282,7 +282,15 @@ export class WsConnection {
     const { executor, inFlight } = this.deps;
     inFlight.begin();
     try {
-      await executor.plan(request, session);
+      try {
+        await executor.plan(request, session);
+      } catch (e) {
+        // The operation left the starting state before it was planned: report here, or nobody does.
+        this.preExecutionError(id, e, session);
+        this.send(serverMessage.complete(id));
+        this.logOperation(id, 'completed');
+        return;
+      }
       let body: string;
       try {
         body = await executor.execute(request, session, meta);

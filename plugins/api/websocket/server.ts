@@ -26,6 +26,8 @@ export class GraphQLWsServer {
   private shuttingDown = false;
   private inFlight = 0;
   private drained: (() => void) | null = null;
+  /** Endpoints other API plugins serve through this server (Relay's `/v1beta1/relay`): their own executor and subscriptions. */
+  private readonly endpoints = new Map<string, () => Omit<ConnectionDeps, 'inFlight'>>();
 
   constructor(
     private readonly config: ServerConfig,
@@ -47,6 +49,14 @@ export class GraphQLWsServer {
     this.originAllowed = config.disableCors ? null : originMatcher(config.corsDomain);
   }
 
+  /**
+   * Serves another GraphQL endpoint over the same protocols, connections and shutdown; its
+   * operations run on the executor and subscription manager `deps` gives (errors as `/v1/graphql`).
+   */
+  addEndpoint(path: string, deps: () => Omit<ConnectionDeps, 'inFlight'>): void {
+    this.endpoints.set(path, deps);
+  }
+
   get connectionCount(): number {
     return this.connections.size;
   }
@@ -57,7 +67,9 @@ export class GraphQLWsServer {
     const ip = req.socket.remoteAddress ?? '';
     const url = req.url ?? '';
     const q = url.indexOf('?');
-    const mode = PATHS.get(q === -1 ? url : url.slice(0, q));
+    const path = q === -1 ? url : url.slice(0, q);
+    const endpoint = this.endpoints.get(path);
+    const mode = PATHS.get(path) ?? (endpoint ? 'v1' : undefined);
     const refuse = (status: number, text: string, extra = ''): void => {
       socket.end(
         `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n` +
@@ -65,7 +77,7 @@ export class GraphQLWsServer {
       );
       logHttp(this.logger, { requestId, method: req.method ?? 'GET', url, status, ip, httpVersion: req.httpVersion, startedNs: started });
     };
-    if (!mode) return refuse(404, "only '/v1/graphql' and '/v1alpha1/graphql' are supported on websockets");
+    if (!mode) return refuse(404, `only ${englishPaths([...PATHS.keys(), ...this.endpoints.keys()])} are supported on websockets`);
     if (this.shuttingDown) return refuse(503, 'Server is shutting down', 'Retry-After: 0\r\n');
     const origin = req.headers.origin;
     if (origin && this.originAllowed && !this.originAllowed(origin)) {
@@ -79,7 +91,7 @@ export class GraphQLWsServer {
       // unless --ws-read-cookie says the deployment takes that risk.
       if (this.config.disableCors && !this.config.wsReadCookie) delete headers.cookie;
       const conn = new WsConnection(ws, protocol, mode, headers, ip, {
-        ...this.deps(),
+        ...(endpoint ?? this.deps)(),
         inFlight: { begin: () => this.inFlight++, end: () => this.endOne() },
       });
       this.connections.add(conn);
@@ -117,6 +129,12 @@ export class GraphQLWsServer {
     this.inFlight--;
     if (this.inFlight === 0) this.drained?.();
   }
+}
+
+/** `'/a' and '/b'`, `'/a', '/b' and '/c'`: the paths served, as the 404 names them. */
+function englishPaths(paths: string[]): string {
+  const quoted = paths.map((p) => `'${p}'`);
+  return quoted.length < 2 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1]}`;
 }
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 503: 'Service Unavailable' };

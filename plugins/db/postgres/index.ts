@@ -49,7 +49,7 @@ export default definePlugin({
     const kind: DatabaseKind = {
       kind: 'postgres',
       prefix: 'pg',
-      capabilities: { functions: true, computedFields: true, enumTables: true, runSql: true, mutations: true, eventTriggers: true, remoteRelationships: true, distinctOn: true, subscriptions: true },
+      capabilities: { functions: true, computedFields: true, enumTables: true, runSql: true, mutations: true, eventTriggers: true, remoteRelationships: true, distinctOn: true, subscriptions: true, relay: true },
       scalarTypes: POSTGRES_SCALAR_TYPES,
       validateConfiguration: (configuration, path) => {
         parsePgSourceConfiguration(configuration, path);

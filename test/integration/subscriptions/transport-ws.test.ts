@@ -180,7 +180,7 @@ describe('subscriptions: graphql-transport-ws with the graphql-ws client (integr
   it('answers other paths with 404 and picks the legacy protocol unless graphql-transport-ws alone is asked for', async () => {
     expect(await RawSocket.refused(f.wsUrl.replace('/v1/graphql', '/v1/other'))).to.deep.equal({
       status: 404,
-      body: "only '/v1/graphql' and '/v1alpha1/graphql' are supported on websockets",
+      body: "only '/v1/graphql', '/v1alpha1/graphql' and '/v1beta1/relay' are supported on websockets",
     });
     const s = new RawSocket(f.wsUrl, ['graphql-transport-ws', 'graphql-ws']);
     await s.opened();

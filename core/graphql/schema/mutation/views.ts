@@ -140,7 +140,8 @@ function makeView(
     .map((c) => columnView(source, table, c, naming))
     .filter((c): c is ColumnView => c !== null);
   const pk = table.primaryKey;
-  const pkColumns = select && pk && pk.length > 0 ? pk.map((n) => select.columns.find((c) => c.column.name === n)) : null;
+  const inputs = select?.inputs ?? select;
+  const pkColumns = inputs && pk && pk.length > 0 ? pk.map((n) => inputs.columns.find((c) => c.column.name === n)) : null;
   const path = `$.permission`;
   return {
     source: source.name,
@@ -149,7 +150,7 @@ function makeView(
     naming,
     names: mutationTypeNames(naming, table.identifier),
     select,
-    filter: select ?? blindView(source, table, naming),
+    filter: inputs ?? blindView(source, table, naming),
     insert: mayInsert ? access(admin ? all : permitted(all, ins?.columns, ins?.set)) : null,
     update: mayUpdate ? access(admin ? all : permitted(all, upd?.columns, upd?.set)) : null,
     canDelete: mayDelete,

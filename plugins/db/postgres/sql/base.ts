@@ -36,6 +36,8 @@ export interface BaseOptions {
   extraWhere?: (alias: string) => string;
   /** The limit keeps rows tying with the last one (streams: a cursor value is never split). */
   withTies?: boolean;
+  /** The row cap as SQL, in place of the IR's limits (relay: the page size plus one). */
+  limitSql?: string;
 }
 
 export interface BaseSelect {
@@ -43,6 +45,8 @@ export interface BaseSelect {
   from: string;
   /** ` ORDER BY ...` for the level's json_agg, or '' when unordered. */
   aggOrder: string;
+  /** The sort keys as the level reads them over `alias` (DISTINCT ON columns first), without direction. */
+  keys: string[];
 }
 
 interface SortItem {
@@ -67,7 +71,7 @@ export function baseSelect(
     sel.where === null ? 'true' : boolExpSql(ctx, sel.where, { cur: alias, root: alias }),
     options.extraWhere ? options.extraWhere(alias) : 'true',
   ]);
-  const limit = options.singleRow ? '1' : limitSql(ctx, sel.limit, sel.permissionLimit);
+  const limit = options.singleRow ? '1' : (options.limitSql ?? limitSql(ctx, sel.limit, sel.permissionLimit));
   const offset = options.singleRow || sel.offset === null ? null : pagingSql(ctx, { ...sel.offset, check: 'offset' });
   const paged = limit !== null || offset !== null || sel.distinctOn.length > 0;
   // Built only when used: a key sub-select may hold placeholders, and an unreferenced
@@ -94,16 +98,19 @@ export function baseSelect(
   if (options.wholeRow) list.push(`${options.fromSql === undefined ? alias : `${alias}::${quoteTable(sel.from)}`} AS ${ROW_KEY}`);
   const inner: string[] = [];
   const outer: string[] = [];
+  const keys: string[] = [];
   sorts.forEach((s, i) => {
     if (s.column !== null || !options.exposeOrder) {
       inner.push(s.expr + s.dir);
       outer.push(s.expr + s.dir);
+      keys.push(s.expr);
       return;
     }
     const key = quoteIdent(keyPrefix + i);
     list.push(`${s.expr} AS ${key}`);
     inner.push(key + s.dir);
     outer.push(alias + '.' + key + s.dir);
+    keys.push(alias + '.' + key);
   });
 
   // `SELECT DISTINCT ON (..) FROM` is a syntax error; a count(*)-only level still needs a column.
@@ -118,6 +125,7 @@ export function baseSelect(
   return {
     from: `(${sql}) AS ${alias}`,
     aggOrder: options.exposeOrder && outer.length > 0 ? ' ORDER BY ' + outer.join(', ') : '',
+    keys,
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import type { CompiledStatement, RootFieldIR } from '../../../../core/sdk/index.js';
 import { aggregateLevel } from './aggregate.js';
+import { connectionLevel } from './connection.js';
 import { CompileContext, type PgCompileOptions } from './context.js';
 import { selectLevel } from './select.js';
 import { statementName } from './statement-name.js';
@@ -20,6 +21,10 @@ export function compileRootField(ir: RootFieldIR, options: PgCompileOptions): Co
 /** The statement's text in `ctx` (also used inside a mutation program, for VOLATILE functions). */
 export function rootFieldSql(ctx: CompileContext, ir: RootFieldIR): string {
   const level =
-    ir.kind === 'aggregate' ? aggregateLevel(ctx, ir.aggregate, null) : selectLevel(ctx, ir.select, null, ir.single ? 'single' : 'list');
+    ir.kind === 'aggregate'
+      ? aggregateLevel(ctx, ir.aggregate, null)
+      : ir.kind === 'connection'
+        ? connectionLevel(ctx, ir.connection, null)
+        : selectLevel(ctx, ir.select, null, ir.single ? 'single' : 'list');
   return `SELECT (${level.expr})::text AS "root" FROM ${level.from}`;
 }

@@ -7,6 +7,7 @@
  */
 import type { FieldIR } from '../../../../core/sdk/index.js';
 import { aggregateLevel } from './aggregate.js';
+import { base64Sql, connectionLevel } from './connection.js';
 import type { JoinSpec } from './base.js';
 import type { CompileContext } from './context.js';
 import { type JsonPair, rowJson, textLiteral } from './json-object.js';
@@ -74,6 +75,19 @@ export function fieldsRow(ctx: CompileContext, fields: FieldIR[], table: string,
       case 'arrayAggregate':
         pairs.push({ key: f.alias, expr: relationship(f.mapping, (j) => aggregateLevel(ctx, f.aggregate, j)) });
         break;
+      case 'arrayConnection':
+        pairs.push({ key: f.alias, expr: relationship(f.mapping, (j) => connectionLevel(ctx, f.connection, j)) });
+        break;
+      case 'nodeId': {
+        // The reference's version-1 node id: base64 of `[1, "<schema>", "<table>", <pk>...]`.
+        const items = [1, textLiteral(f.table.schema), textLiteral(f.table.name)].map(String);
+        for (const c of f.columns) {
+          needed.add(c.name);
+          items.push(`${table}.${quoteIdent(c.name)}`);
+        }
+        pairs.push({ key: f.alias, expr: base64Sql(`(json_build_array(${items.join(', ')}))::text`) });
+        break;
+      }
       case 'computedScalar': {
         wholeRow = true;
         const call = callSql(ctx, f.call, `${table}.${ROW_KEY}`);

@@ -14,6 +14,7 @@
  */
 import { errors, type MultiplexedStatement, type StreamIR, type SubscriptionFieldIR } from '../../../../core/sdk/index.js';
 import { aggregateLevel } from './aggregate.js';
+import { connectionLevel } from './connection.js';
 import { baseSelect } from './base.js';
 import { CompileContext, type PgCompileOptions } from './context.js';
 import { fieldsRow } from './fields.js';
@@ -70,7 +71,11 @@ export function compileMultiplexed(fields: readonly SubscriptionFieldIR[], optio
           const alias = ctx.alias();
           const ir = f.ir;
           const level =
-            ir.kind === 'aggregate' ? aggregateLevel(ctx, ir.aggregate, null) : selectLevel(ctx, ir.select, null, ir.single ? 'single' : 'list');
+            ir.kind === 'aggregate'
+      ? aggregateLevel(ctx, ir.aggregate, null)
+      : ir.kind === 'connection'
+        ? connectionLevel(ctx, ir.connection, null)
+        : selectLevel(ctx, ir.select, null, ir.single ? 'single' : 'list');
           from.push(`(SELECT ${level.expr} AS "root" FROM ${level.from}) AS ${alias}`);
           return { key: f.key, expr: `${alias}."root"` };
         }
