@@ -45,6 +45,10 @@ function normaliseSource(s: Record<string, unknown>): SourceMetadata {
   const tables = ((s['tables'] as unknown[]) ?? []).map((t) => {
     const entry = { ...(t as Record<string, unknown>) };
     if (typeof entry['table'] === 'string') entry['table'] = { schema: 'public', name: entry['table'] };
+    // The warehouse kind's metadata names a table's schema `dataset` (`{dataset, name}`).
+    else if (isObject(entry['table']) && entry['table']['schema'] === undefined && typeof entry['table']['dataset'] === 'string') {
+      entry['table'] = { schema: entry['table']['dataset'], name: entry['table']['name'] };
+    }
     return entry;
   });
   const functions = Array.isArray(s['functions']) ? { functions: (s['functions'] as unknown[]).map(normaliseFunction) } : {};
