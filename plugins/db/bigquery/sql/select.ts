@@ -133,13 +133,16 @@ export interface Compiled {
   shape: Shape;
 }
 
-/** A list of rows: an ARRAY of STRUCTs, ordered and paged (the role's cap and the source's limit apply). */
-export function listSql(ctx: CompileContext, sel: SelectIR, correlation: Correlation): Compiled {
+/**
+ * A list of rows: an ARRAY of STRUCTs, ordered and paged. The role's cap applies at every level;
+ * the source's `global_select_limit` at the root (`root`), where it bounds what a query returns.
+ */
+export function listSql(ctx: CompileContext, sel: SelectIR, correlation: Correlation, root = false): Compiled {
   const a = ctx.alias();
   const scope = { cur: a, root: a };
   const struct = fieldsStruct(ctx, sel.fields, scope);
   const from = rowsSql(ctx, sel, a, correlation ? correlation(a) : null);
-  const paging = ctx.params.pagingClause(sel.limit, sel.offset, sel.permissionLimit, true);
+  const paging = ctx.params.pagingClause(sel.limit, sel.offset, sel.permissionLimit, root);
   return { sql: `ARRAY(SELECT AS STRUCT ${fieldList(struct)} ${from}${orderSql(ctx, sel.orderBy, scope)}${paging})`, shape: shapeOf(struct) };
 }
 
@@ -156,12 +159,12 @@ export function objectSql(ctx: CompileContext, sel: SelectIR, correlation: Corre
  * An aggregate: a STRUCT of its `aggregate` (one aggregating subquery) and `nodes` (a list).
  * A limit or offset caps the rows aggregated, so the aggregate then reads a paged derived table.
  */
-export function aggregateSql(ctx: CompileContext, agg: AggregateSelectIR, correlation: Correlation): Compiled {
+export function aggregateSql(ctx: CompileContext, agg: AggregateSelectIR, correlation: Correlation, root = false): Compiled {
   const s = newStruct();
   for (const f of agg.fields) {
     if (f.kind === 'typename') s.entries.push({ key: f.alias, constant: f.typeName });
     else if (f.kind === 'nodes') {
-      const { sql, shape } = listSql(ctx, { ...agg, fields: f.fields }, correlation);
+      const { sql, shape } = listSql(ctx, { ...agg, fields: f.fields }, correlation, root);
       addField(s, f.alias, sql, shape);
     } else {
       const { sql, shape } = aggregateOpsSql(ctx, agg, f, correlation);

@@ -43,3 +43,34 @@ export function flatAnswer(columns: string[], rows: Array<Array<string | number 
     rows: rows.map((r) => ({ f: r.map((v) => ({ v: v === null ? null : String(v) })) })),
   };
 }
+
+/**
+ * The stand-in's answer for a response the test already knows (the same GraphQL query answered by
+ * the PostgreSQL kind over the same rows): objects become RECORDs with their keys as positional
+ * fields, arrays REPEATED, integers INTEGER, other numbers FLOAT. What BigQuery would send for the
+ * statement, if the statement is right; the SQL itself is checked separately, by its text.
+ */
+export function answerFor(value: unknown): { schema: SchemaField[]; rows: RawRow[] } {
+  return rootAnswer(typeOfValues([value]), toPositional(value));
+}
+
+function typeOfValues(values: unknown[]): T {
+  const present = values.filter((v) => v !== null && v !== undefined);
+  const first = present[0];
+  if (first === undefined) return STR;
+  if (Array.isArray(first)) return list(typeOfValues(present.flatMap((v) => v as unknown[])));
+  if (typeof first === 'object') {
+    const keys = Object.keys(first as object);
+    return rec(...keys.map((k) => typeOfValues(present.map((v) => (v as Record<string, unknown>)[k]))));
+  }
+  if (typeof first === 'number') return present.every((v) => Number.isInteger(v)) ? INT : FLOAT;
+  if (typeof first === 'boolean') return BOOL;
+  return STR;
+}
+
+function toPositional(v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  if (Array.isArray(v)) return v.map(toPositional);
+  if (typeof v === 'object') return Object.values(v as object).map(toPositional);
+  return v;
+}
