@@ -139,6 +139,12 @@ export interface DatabaseKind {
   readonly kind: string;
   /** The metadata operation prefix (`pg`). */
   readonly prefix: string;
+  /**
+   * The key a table's schema has in this kind's metadata documents (`dataset` for the warehouse
+   * kind: `{dataset, name}`); `schema` when absent. Exports write tables with it; every
+   * operation and replace_metadata read either key.
+   */
+  readonly tableSchemaKey?: string;
   /** What the kind supports; operations needing a capability it lacks do not exist for it. */
   readonly capabilities?: Readonly<KindCapabilities>;
   /**

@@ -40,6 +40,7 @@ export default definePlugin<BigQueryPluginOptions>({
     const kind: DatabaseKind = {
       kind: 'bigquery',
       prefix: 'wh',
+      tableSchemaKey: 'dataset',
       capabilities: {},
       scalarTypes: bigQueryScalarTypes(options.stringNumericInput),
       validateConfiguration: (configuration, path) => {
