@@ -46,7 +46,8 @@ export async function startHarness(name: string, config: Partial<ServerConfig> =
   const pluginConfig = join(dir, 'plugins.json');
   const plugins = [
     'db/postgres',
-    { id: 'db/bigquery', options: { apiEndpoint: bq.apiEndpoint, stringNumericInput: (config.experimentalFeatures ?? []).includes('wh_string_numeric_input') } },
+    // The experimental feature reaches the plugin from the server configuration (optionsFromConfig).
+    { id: 'db/bigquery', options: { apiEndpoint: bq.apiEndpoint } },
     'auth/admin-secret',
     'metadata/management',
     'metadata/sources',
