@@ -116,6 +116,7 @@ async function buildSource(deps: BuilderDeps, meta: SourceMetadata, known?: Data
       env: deps.container.hasRegistration('env') ? deps.container.resolve<NodeJS.ProcessEnv>('env') : process.env,
       defaultTriggerOnReplication: kind.eventTriggers?.defaultTriggerOnReplication ?? false,
       scalarTypes: scalarTypesOf(kind),
+      computedFieldArguments: kind.computedFieldArguments ?? 'row',
     });
     resolved.source.capabilities = kind.capabilities ?? {};
     return resolved;

@@ -3,8 +3,9 @@
  * source (@google-cloud/bigquery, loaded on first use), introspection from each dataset's
  * INFORMATION_SCHEMA, and the query IR compiled to one Standard SQL statement per root field
  * whose result is the answer's shape in STRUCTs and ARRAYs. Read-only, as the reference: it
- * declares no capability, so there are no mutations, subscriptions, functions, computed fields,
- * enum tables, run_sql, event triggers, remote relationships or distinct_on for its sources.
+ * declares only `computedFields` (table-valued functions fed the row's columns through
+ * `argument_mapping`), so there are no mutations, subscriptions, tracked functions, enum tables,
+ * run_sql, event triggers, remote relationships or distinct_on for its sources.
  * Provides `wh-string-numeric-input` (numeric inputs as strings, with the experimental feature).
  * Plugin option `apiEndpoint`: the BigQuery REST endpoint (default Google's). Taps
  * `onSchemaBuild` at DEFAULT; safe to disable (its sources become inconsistent).
@@ -41,7 +42,9 @@ export default definePlugin<BigQueryPluginOptions>({
       kind: 'bigquery',
       prefix: 'wh',
       tableSchemaKey: 'dataset',
-      capabilities: {},
+      // Computed fields are table-valued functions fed the row's columns (`argument_mapping`).
+      capabilities: { computedFields: true },
+      computedFieldArguments: 'columns',
       scalarTypes: bigQueryScalarTypes(options.stringNumericInput),
       validateConfiguration: (configuration, path) => {
         parseBigQueryConfiguration(configuration, path);

@@ -7,7 +7,7 @@
  * BigQuery's names without their parameters (`STRING(10)` is `STRING`); ARRAY and STRUCT columns
  * are `ARRAY`/`STRUCT` and read as JSON.
  */
-import type { CatalogColumn, CatalogForeignKey, CatalogTable, DatabaseCatalog } from '../../../core/sdk/index.js';
+import type { CatalogColumn, CatalogForeignKey, CatalogFunction, CatalogTable, DatabaseCatalog } from '../../../core/sdk/index.js';
 import type { BigQueryConnection, QueryResult } from './client.js';
 import { quoteIdent } from './sql/quote.js';
 
@@ -52,8 +52,46 @@ export function keyName(name: string, table: string): string {
 }
 
 export async function introspectBigQuery(conn: BigQueryConnection, datasets: readonly string[]): Promise<DatabaseCatalog> {
-  const perDataset = await Promise.all(datasets.map((d) => introspectDataset(conn, d)));
-  return { tables: perDataset.flat(), enums: [], functions: [], serverVersion: 'BigQuery' };
+  const [tables, functions] = await Promise.all([
+    Promise.all(datasets.map((d) => introspectDataset(conn, d))),
+    Promise.all(datasets.map((d) => introspectRoutines(conn, d))),
+  ]);
+  return { tables: tables.flat(), enums: [], functions: functions.flat(), serverVersion: 'BigQuery' };
+}
+
+/**
+ * The dataset's user-defined functions (for computed fields): table-valued functions return sets
+ * of rows whose table metadata names (`return_table`); their arguments in order, typed.
+ */
+async function introspectRoutines(conn: BigQueryConnection, dataset: string): Promise<CatalogFunction[]> {
+  const ds = quoteIdent(dataset);
+  const [routines, parameters] = await Promise.all([
+    conn.query(`SELECT routine_name, routine_type FROM ${ds}.INFORMATION_SCHEMA.ROUTINES WHERE routine_type IN ('TABLE FUNCTION', 'SCALAR FUNCTION') ORDER BY routine_name`, {}),
+    conn.query(`SELECT specific_name, ordinal_position, parameter_name, data_type FROM ${ds}.INFORMATION_SCHEMA.PARAMETERS WHERE is_result = 'NO' ORDER BY specific_name, ordinal_position`, {}),
+  ]);
+  const args = new Map<string, CatalogFunction['args']>();
+  for (const p of flatRows(parameters)) {
+    const list = args.get(p['specific_name']!) ?? [];
+    list.push({ name: p['parameter_name'] ?? null, type: catalogType(p['data_type'] ?? 'STRING'), hasDefault: false });
+    args.set(p['specific_name']!, list);
+  }
+  return flatRows(routines).map((r, i): CatalogFunction => {
+    const table = r['routine_type'] === 'TABLE FUNCTION';
+    return {
+      schema: dataset,
+      name: r['routine_name']!,
+      oid: i + 1,
+      volatility: 'stable',
+      returnType: table ? 'TABLE' : 'SCALAR',
+      returnTypeSchema: dataset,
+      returnTypeKind: table ? 'composite' : 'base',
+      returnsSet: table,
+      returnsTable: null,
+      args: args.get(r['routine_name']!) ?? [],
+      description: null,
+      language: 'SQL',
+    };
+  });
 }
 
 async function introspectDataset(conn: BigQueryConnection, dataset: string): Promise<CatalogTable[]> {

@@ -5,7 +5,7 @@
  * case flag put in the pattern when bound), `_in` tests membership in an ARRAY parameter. Through
  * relationships a condition is a correlated EXISTS, which BigQuery runs as a semi-join.
  */
-import { type AggregatePredicateFn, type BoolExpIR, type ComparisonOp, EngineError, type ScalarExprIR, type TableRef, type TypedValueIR } from '../../../../core/sdk/index.js';
+import { type AggregatePredicateFn, type BoolExpIR, type ComparisonOp, EngineError, type FunctionCallIR, type ScalarExprIR, type TableRef, type TypedValueIR } from '../../../../core/sdk/index.js';
 import type { CompileContext, Scope } from './context.js';
 import { quoteIdent, quoteTable } from './quote.js';
 
@@ -113,8 +113,10 @@ export function boolExpSql(ctx: CompileContext, e: BoolExpIR, scope: Scope): str
       const value = `(SELECT ${aggregatePredicateSql(e.fn, e.args, e.distinct, a)} FROM ${quoteTable(e.target)} AS ${a} WHERE ${where})`;
       return comparisonSql(ctx, value, e.predicate.op, e.predicate.rhs);
     }
-    case 'computedTable':
-      return notSupported('conditions through computed fields');
+    case 'computedTable': {
+      const a = ctx.alias();
+      return `EXISTS (SELECT 1 FROM ${callSql(ctx, e.call, scope.cur)} AS ${a} WHERE ${boolExpSql(ctx, e.where, { cur: a, root: scope.root })})`;
+    }
     case 'kindOperator':
       return notSupported(`the ${e.op} operator`);
   }
@@ -149,3 +151,27 @@ export function countSql(cols: string[], distinct: boolean): string {
 }
 
 export const tableSql = (t: TableRef): string => quoteTable(t);
+
+/**
+ * A table-valued function call (a computed field's): `dataset`.`fn`(...), each argument a
+ * parameter or, for `argument_mapping`, a column of the row `parent` the call is made for.
+ */
+export function callSql(ctx: CompileContext, call: FunctionCallIR, parent: string | null): string {
+  const args = call.args.map((a) => {
+    let v: string;
+    switch (a.value.kind) {
+      case 'value':
+        v = ctx.params.value(a.value.value);
+        break;
+      case 'column':
+        if (parent === null) return notSupported('a column argument outside a row');
+        v = `${parent}.${quoteIdent(a.value.name)}`;
+        break;
+      case 'row':
+      case 'session':
+        return notSupported(`${a.value.kind} arguments of functions`);
+    }
+    return a.name === null ? v : `${quoteIdent(a.name)} => ${v}`;
+  });
+  return `${quoteTable(call.function)}(${args.join(', ')})`;
+}

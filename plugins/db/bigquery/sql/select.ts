@@ -6,7 +6,7 @@
  * named by position (`f0`, ...); the Shape built beside the text maps them back to response keys.
  */
 import type { AggregateFieldIR, AggregateFn, AggregateOpIR, AggregateSelectIR, FieldIR, OrderByIR, OrderExprIR, SelectFromIR, SelectIR } from '../../../../core/sdk/index.js';
-import { and, boolExpSql, countSql, mappingSql, notSupported } from './bool-exp.js';
+import { and, boolExpSql, callSql, countSql, mappingSql, notSupported } from './bool-exp.js';
 import type { CompileContext, Scope } from './context.js';
 import { quoteIdent, quoteTable } from './quote.js';
 import { SCALAR, type Shape, type ShapeEntry } from './shape.js';
@@ -29,12 +29,16 @@ const fieldList = (s: Struct): string => (s.fields.length > 0 ? s.fields.join(',
 const shapeOf = (s: Struct): Shape => ({ kind: 'object', entries: s.entries });
 
 /** Where a level reads its rows from: the table, the user's and the role's conditions, the correlation. */
-function rowsSql(ctx: CompileContext, sel: SelectFromIR, alias: string, correlation: string | null): string {
-  if (sel.function) return notSupported('tracked functions and table computed fields');
+/**
+ * Where a level reads its rows from: the table (or the computed field's function, called for the
+ * `parent` row), the user's and the role's conditions, the correlation.
+ */
+function rowsSql(ctx: CompileContext, sel: SelectFromIR, alias: string, correlation: string | null, parent: string | null): string {
   if (sel.distinctOn.length > 0) return notSupported('distinct_on');
+  const from = sel.function ? callSql(ctx, sel.function, parent) : quoteTable(sel.from);
   const scope: Scope = { cur: alias, root: alias };
   const where = and([correlation, sel.where ? boolExpSql(ctx, sel.where, scope) : null, sel.permissionFilter ? boolExpSql(ctx, sel.permissionFilter, scope) : null]);
-  return `FROM ${quoteTable(sel.from)} AS ${alias}${where === 'TRUE' ? '' : ` WHERE ${where}`}`;
+  return `FROM ${from} AS ${alias}${where === 'TRUE' ? '' : ` WHERE ${where}`}`;
 }
 
 function orderSql(ctx: CompileContext, orderBy: readonly OrderByIR[], scope: Scope): string {
@@ -74,9 +78,14 @@ function orderExprSql(ctx: CompileContext, e: OrderExprIR, scope: Scope): string
       const value = e.fn === 'count' ? 'COUNT(*)' : `${AGGREGATE_FNS[e.fn]}(${a}.${quoteIdent(e.column!.name)})`;
       return `(SELECT ${value} FROM ${quoteTable(e.target)} AS ${a} WHERE ${where})`;
     }
+    case 'computedAggregate': {
+      const a = ctx.alias();
+      const where = e.filter ? boolExpSql(ctx, e.filter, { cur: a, root: a }) : 'TRUE';
+      const value = e.fn === 'count' ? 'COUNT(*)' : `${AGGREGATE_FNS[e.fn]}(${a}.${quoteIdent(e.column!.name)})`;
+      return `(SELECT ${value} FROM ${callSql(ctx, e.call, scope.cur)} AS ${a}${where === 'TRUE' ? '' : ` WHERE ${where}`})`;
+    }
     case 'computed':
-    case 'computedAggregate':
-      return notSupported('ordering by computed fields');
+      return notSupported('ordering by scalar computed fields');
   }
 }
 
@@ -112,9 +121,13 @@ function fieldsStruct(ctx: CompileContext, fields: readonly FieldIR[], scope: Sc
         addField(s, f.alias, sql, shape);
         break;
       }
+      case 'computedTable': {
+        const { sql, shape } = listSql(ctx, f.select, null, false, scope.cur);
+        addField(s, f.alias, sql, shape);
+        break;
+      }
       case 'computedScalar':
-      case 'computedTable':
-        notSupported('computed fields');
+        notSupported('scalar computed fields');
         break;
       case 'remoteJoin':
         notSupported('remote relationships');
@@ -137,11 +150,11 @@ export interface Compiled {
  * A list of rows: an ARRAY of STRUCTs, ordered and paged. The role's cap applies at every level;
  * the source's `global_select_limit` at the root (`root`), where it bounds what a query returns.
  */
-export function listSql(ctx: CompileContext, sel: SelectIR, correlation: Correlation, root = false): Compiled {
+export function listSql(ctx: CompileContext, sel: SelectIR, correlation: Correlation, root = false, parent: string | null = null): Compiled {
   const a = ctx.alias();
   const scope = { cur: a, root: a };
   const struct = fieldsStruct(ctx, sel.fields, scope);
-  const from = rowsSql(ctx, sel, a, correlation ? correlation(a) : null);
+  const from = rowsSql(ctx, sel, a, correlation ? correlation(a) : null, parent);
   const paging = ctx.params.pagingClause(sel.limit, sel.offset, sel.permissionLimit, root);
   return { sql: `ARRAY(SELECT AS STRUCT ${fieldList(struct)} ${from}${orderSql(ctx, sel.orderBy, scope)}${paging})`, shape: shapeOf(struct) };
 }
@@ -151,7 +164,7 @@ export function objectSql(ctx: CompileContext, sel: SelectIR, correlation: Corre
   const a = ctx.alias();
   const scope = { cur: a, root: a };
   const struct = fieldsStruct(ctx, sel.fields, scope);
-  const from = rowsSql(ctx, sel, a, correlation ? correlation(a) : null);
+  const from = rowsSql(ctx, sel, a, correlation ? correlation(a) : null, null);
   return { sql: `(SELECT AS STRUCT ${fieldList(struct)} ${from}${orderSql(ctx, sel.orderBy, scope)} LIMIT 1)`, shape: shapeOf(struct) };
 }
 
@@ -177,7 +190,7 @@ export function aggregateSql(ctx: CompileContext, agg: AggregateSelectIR, correl
 function aggregateOpsSql(ctx: CompileContext, agg: AggregateSelectIR, f: Extract<AggregateFieldIR, { kind: 'aggregate' }>, correlation: Correlation): Compiled {
   const a = ctx.alias();
   const inner = { cur: a, root: a };
-  const from = rowsSql(ctx, agg, a, correlation ? correlation(a) : null);
+  const from = rowsSql(ctx, agg, a, correlation ? correlation(a) : null, null);
   const paged = agg.limit !== null || agg.offset !== null || agg.permissionLimit !== null;
   let source = from;
   let cur = a;

@@ -1,7 +1,9 @@
 /**
  * The conformance fixture (test/conformance/fixture.ts) as BigQuery's INFORMATION_SCHEMA would
  * describe it in dataset `conf`: `author` and `article` with their primary keys and article's
- * foreign key to author (declared NOT ENFORCED, as BigQuery keys are).
+ * foreign key to author (declared NOT ENFORCED, as BigQuery keys are), and the table-valued
+ * functions `articles_of(a_id INT64)` and `articles_above(a_id INT64, min_views INT64)` (rows of
+ * `article`) and the scalar `shout(s STRING)`.
  */
 import type { RecordedQuery, StandInAnswer } from './stand-in.js';
 import { flatAnswer } from './rows.js';
@@ -37,6 +39,18 @@ export function introspectionAnswer(q: RecordedQuery): StandInAnswer | null {
         ['author.pk$', 'author', 'PRIMARY KEY', 'id', 1, null],
       ],
     );
+  }
+  // Table-valued functions for computed fields, and one scalar function (which cannot be one).
+  if (q.query.includes('INFORMATION_SCHEMA.ROUTINES')) {
+    return flatAnswer(['routine_name', 'routine_type'], [['articles_above', 'TABLE FUNCTION'], ['articles_of', 'TABLE FUNCTION'], ['shout', 'SCALAR FUNCTION']]);
+  }
+  if (q.query.includes('INFORMATION_SCHEMA.PARAMETERS')) {
+    return flatAnswer(['specific_name', 'ordinal_position', 'parameter_name', 'data_type'], [
+      ['articles_above', 1, 'a_id', 'INT64'],
+      ['articles_above', 2, 'min_views', 'INT64'],
+      ['articles_of', 1, 'a_id', 'INT64'],
+      ['shout', 1, 's', 'STRING'],
+    ]);
   }
   if (q.query.includes('INFORMATION_SCHEMA.CONSTRAINT_COLUMN_USAGE')) {
     return flatAnswer(['constraint_name', 'table_schema', 'table_name', 'column_name'], [
