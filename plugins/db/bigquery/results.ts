@@ -35,6 +35,7 @@ class Writer {
   }
 
   private value(field: SchemaField, v: unknown, shape: Shape): string {
+    if ((v === null || v === undefined) && shape.kind === 'object' && shape.aggregate) return emptyAggregate(shape);
     if (v === null || v === undefined) return 'null';
     if (field.type === 'RECORD' || field.type === 'STRUCT') {
       if (shape.kind !== 'object' || typeof v !== 'object' || !Array.isArray((v as { f?: unknown }).f)) throw malformed(field);
@@ -76,6 +77,13 @@ class Writer {
         return JSON.stringify(v);
     }
   }
+}
+
+/** An aggregate over no row: counts 0, every other value null. */
+function emptyAggregate(shape: Shape): string {
+  if (shape.kind === 'scalar') return shape.count ? '0' : 'null';
+  const parts = shape.entries.map((e) => `${JSON.stringify(e.key)}:${'constant' in e ? JSON.stringify(e.constant) : emptyAggregate(e.shape.kind === 'object' ? { ...e.shape, aggregate: true } : e.shape)}`);
+  return `{${parts.join(',')}}`;
 }
 
 /** A TIMESTAMP cell (microseconds since the epoch, or seconds in floating point) in ISO 8601, UTC. */

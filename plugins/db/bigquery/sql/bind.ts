@@ -50,6 +50,10 @@ function pagingSql(p: PagingClause, values: readonly unknown[], globalSelectLimi
   const caps = [p.cap, p.global ? globalSelectLimit : null].filter((c): c is number => c !== null);
   for (const c of caps) limit = limit === null ? c : Math.min(limit, c);
   const offset = p.offset === null ? null : pagingValue(values[p.offset], 'offset');
+  if (p.rowNumber !== undefined) {
+    const parts = [...(offset ? [`${p.rowNumber} > ${String(offset)}`] : []), ...(limit !== null ? [`${p.rowNumber} <= ${String((offset ?? 0) + limit)}`] : [])];
+    return parts.length === 0 ? 'TRUE' : parts.join(' AND ');
+  }
   if (limit === null && !offset) return '';
   return ` LIMIT ${limit === null ? NO_LIMIT : String(limit)}${offset ? ` OFFSET ${String(offset)}` : ''}`;
 }

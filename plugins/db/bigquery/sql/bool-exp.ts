@@ -98,24 +98,39 @@ export function boolExpSql(ctx: CompileContext, e: BoolExpIR, scope: Scope): str
       if (op === undefined) return notSupported(`the ${e.op} operator between columns`);
       return `(${scalarSql(ctx, e.lhs, scope)} ${op} ${e.rhs.root ? scope.root : scope.cur}.${quoteIdent(e.rhs.column)})`;
     }
+    // A correlated EXISTS on equal columns is a semi-join, which BigQuery runs.
     case 'relationship': {
       const a = ctx.alias();
-      const inner = { cur: a, root: scope.root };
-      return `EXISTS (SELECT 1 FROM ${quoteTable(e.target)} AS ${a} WHERE ${and([mappingSql(e.mapping, scope.cur, a), boolExpSql(ctx, e.where, inner)])})`;
+      const inner: Scope = { cur: a, root: scope.root, joins: [] };
+      const where = and([mappingSql(e.mapping, scope.cur, a), boolExpSql(ctx, e.where, inner)]);
+      return `EXISTS (SELECT 1 FROM ${quoteTable(e.target)} AS ${a}${inner.joins!.join('')} WHERE ${where})`;
     }
     case 'exists': {
       const a = ctx.alias();
-      return `EXISTS (SELECT 1 FROM ${quoteTable(e.target)} AS ${a} WHERE ${boolExpSql(ctx, e.where, { cur: a, root: scope.root })})`;
+      const inner: Scope = { cur: a, root: scope.root, joins: [] };
+      const where = boolExpSql(ctx, e.where, inner);
+      return `EXISTS (SELECT 1 FROM ${quoteTable(e.target)} AS ${a}${inner.joins!.join('')} WHERE ${where})`;
     }
     case 'aggregatePredicate': {
-      const a = ctx.alias();
-      const where = and([mappingSql(e.mapping, scope.cur, a), e.filter ? boolExpSql(ctx, e.filter, { cur: a, root: scope.root }) : null]);
-      const value = `(SELECT ${aggregatePredicateSql(e.fn, e.args, e.distinct, a)} FROM ${quoteTable(e.target)} AS ${a} WHERE ${where})`;
+      // The aggregate per parent key is a grouped derived table joined where the condition is read.
+      const b = ctx.alias();
+      const inner: Scope = { cur: b, root: b, joins: [] };
+      const filter = e.filter ? boolExpSql(ctx, e.filter, inner) : 'TRUE';
+      const keys = e.mapping.map(([, child], i) => `${b}.${quoteIdent(child)} AS ${quoteIdent('k' + i)}`).join(', ');
+      const group = e.mapping.map(([, child]) => `${b}.${quoteIdent(child)}`).join(', ');
+      const j = ctx.alias();
+      const on = e.mapping.map(([parent], i) => `${j}.${quoteIdent('k' + i)} = ${scope.cur}.${quoteIdent(parent)}`).join(' AND ');
+      const derived = `SELECT ${keys}, ${aggregatePredicateSql(e.fn, e.args, e.distinct, b)} AS \`v\` FROM ${quoteTable(e.target)} AS ${b}${inner.joins!.join('')}${filter === 'TRUE' ? '' : ` WHERE ${filter}`} GROUP BY ${group}`;
+      if (scope.joins === undefined) return notSupported('aggregate predicates in this position');
+      scope.joins.push(` LEFT JOIN (${derived}) AS ${j} ON ${on}`);
+      const value = e.fn === 'count' ? `IFNULL(${j}.\`v\`, 0)` : `${j}.\`v\``;
       return comparisonSql(ctx, value, e.predicate.op, e.predicate.rhs);
     }
     case 'computedTable': {
       const a = ctx.alias();
-      return `EXISTS (SELECT 1 FROM ${callSql(ctx, e.call, scope.cur)} AS ${a} WHERE ${boolExpSql(ctx, e.where, { cur: a, root: scope.root })})`;
+      const inner: Scope = { cur: a, root: scope.root, joins: [] };
+      const where = boolExpSql(ctx, e.where, inner);
+      return `EXISTS (SELECT 1 FROM ${callSql(ctx, e.call, scope.cur)} AS ${a}${inner.joins!.join('')} WHERE ${where})`;
     }
     case 'kindOperator':
       return notSupported(`the ${e.op} operator`);

@@ -22,10 +22,10 @@ export function compileRootField(ir: RootFieldIR, options: CompileOptions): BigQ
   const ctx = new CompileContext(options);
   let compiled;
   let list = false;
-  if (ir.kind === 'aggregate') compiled = aggregateSql(ctx, ir.aggregate, null, true);
-  else if (ir.single) compiled = objectSql(ctx, ir.select, null);
+  if (ir.kind === 'aggregate') compiled = aggregateSql(ctx, ir.aggregate);
+  else if (ir.single) compiled = objectSql(ctx, ir.select);
   else {
-    compiled = listSql(ctx, ir.select, null, true);
+    compiled = listSql(ctx, ir.select, true);
     list = true;
   }
   const text = `SELECT ${compiled.sql} AS \`root\``;

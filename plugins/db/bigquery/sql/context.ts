@@ -18,4 +18,10 @@ export class CompileContext {
 export interface Scope {
   cur: string;
   root: string;
+  /**
+   * The joins of the FROM the condition or sort key belongs to: values over related rows
+   * (aggregates, a related row's column) join a grouped derived table there, since BigQuery
+   * cannot de-correlate most correlated subqueries over other tables.
+   */
+  joins?: string[];
 }

@@ -29,6 +29,11 @@ export interface PagingClause {
   cap: number | null;
   /** Whether the source's `global_select_limit` caps this level (list selects). */
   global: boolean;
+  /**
+   * A nested level pages by its rows' numbers per parent (`ROW_NUMBER()`, in this column): the
+   * clause is then a condition on it, not LIMIT/OFFSET.
+   */
+  rowNumber?: string;
 }
 
 const IR_TYPES: Readonly<Record<string, string>> = {
@@ -70,6 +75,13 @@ export class ParamList {
       session: v.value.kind === 'session',
     });
     return `@p${this.slots.length - 1}`;
+  }
+
+  /** A condition keeping the rows numbered (per parent) offset+1 .. offset+limit, written when the values are known. */
+  rowNumberCondition(limit: TypedValueIR | null, offset: TypedValueIR | null, cap: number | null, column: string): string {
+    const marker = this.pagingClause(limit, offset, cap, false);
+    this.paging[this.paging.length - 1]!.rowNumber = column;
+    return marker;
   }
 
   /** A LIMIT/OFFSET clause (or nothing), written when the values are known. */

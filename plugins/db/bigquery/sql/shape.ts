@@ -5,10 +5,13 @@
  * statement does not compute (`__typename`).
  */
 export type Shape =
-  /** A STRUCT (or a REPEATED STRUCT: an array of such objects). */
-  | { kind: 'object'; entries: ShapeEntry[] }
-  /** A scalar cell, written by its result type. */
-  | { kind: 'scalar' };
+  /**
+   * A STRUCT (or a REPEATED STRUCT: an array of such objects). `aggregate`: a NULL one (no related
+   * row joined) is written with its counts 0 and its other values null.
+   */
+  | { kind: 'object'; entries: ShapeEntry[]; aggregate?: true }
+  /** A scalar cell, written by its result type; `count`: 0 when its aggregate STRUCT is NULL. */
+  | { kind: 'scalar'; count?: true };
 
 export type ShapeEntry =
   /** The response key takes STRUCT field `index`. */

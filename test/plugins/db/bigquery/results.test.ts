@@ -52,6 +52,30 @@ describe('db/bigquery: results', () => {
     expect(timestampText('-1')).to.equal('1969-12-31T23:59:59.999999+00:00');
   });
 
+  it('writes an aggregate over no joined row with counts 0 and other values null', () => {
+    const shape: Shape = {
+      kind: 'object',
+      entries: [
+        {
+          key: 'aggregate',
+          field: 0,
+          shape: {
+            kind: 'object',
+            aggregate: true,
+            entries: [
+              { key: 'count', field: 0, shape: { kind: 'scalar', count: true } },
+              { key: 'max', field: 1, shape: { kind: 'object', entries: [{ key: 'views', field: 0, shape: scalar }, { key: '__typename', constant: 'x_max_fields' }] } },
+            ],
+          },
+        },
+      ],
+    };
+    expect(write(list(rec(rec(INT, rec(INT)))), [[null], [[2, [20]]]], shape)).to.deep.equal([
+      { aggregate: { count: 0, max: { views: null, __typename: 'x_max_fields' } } },
+      { aggregate: { count: 2, max: { views: 20, __typename: 'x_max_fields' } } },
+    ]);
+  });
+
   it('refuses an answer that does not have the statement\'s form', () => {
     const shape: Shape = { kind: 'object', entries: [{ key: 'a', field: 0, shape: scalar }] };
     expect(() => write(rec(INT), ['x'], shape)).to.throw('unexpected form');
