@@ -55,6 +55,8 @@ export async function startHarness(name: string, config: Partial<ServerConfig> =
     'metadata/relationships',
     'metadata/permissions',
     'metadata/computed-fields',
+    'metadata/api-limits',
+    'limits/time',
     'api/metadata',
     'api/graphql',
   ];

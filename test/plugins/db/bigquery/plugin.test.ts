@@ -139,6 +139,19 @@ describe('db/bigquery: the kind in an engine (stand-in)', function () {
     expect((await gql('{ conf_article(limit: 1) { id } }')).data).to.deep.equal({ conf_article: [{ id: 2 }] });
   });
 
+  it('stops a read at the role\'s time limit, and gives BigQuery the limit as the job\'s', async () => {
+    await h.ok({ type: 'set_api_limits', args: { time_limit: { global: 0.5 } } });
+    h.answer(() => ({ hang: true }));
+    const startedAt = Date.now();
+    const body = await gql('{ conf_article { id } }', undefined, { ...ADMIN, 'x-svc-role': 'user', 'x-svc-user-id': '1' });
+    expect(body.errors![0]!.extensions!.code).to.equal('time-limit-exceeded');
+    expect(Date.now() - startedAt).to.be.lessThan(3000);
+    const job = h.bq.queries.at(-1)!;
+    expect(job.endpoint).to.equal('jobs.insert');
+    expect(Number(job.jobTimeoutMs)).to.be.within(1, 500);
+    await h.ok({ type: 'remove_api_limits', args: {} });
+  });
+
   it('caps root selects at global_select_limit', async () => {
     await h.ok({
       type: 'wh_update_source',

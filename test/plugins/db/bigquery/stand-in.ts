@@ -19,9 +19,15 @@ export interface RecordedQuery {
   params: Record<string, { type: string; value: unknown }>;
   dryRun: boolean;
   endpoint: 'jobs.query' | 'jobs.insert';
+  /** The job's time limit the client asked for (jobs.insert), in ms. */
+  jobTimeoutMs?: string;
 }
 
-export type StandInAnswer = { schema: SchemaField[]; rows: RawRow[] } | { error: { status: number; reason: string; message: string } };
+export type StandInAnswer =
+  | { schema: SchemaField[]; rows: RawRow[] }
+  | { error: { status: number; reason: string; message: string } }
+  /** Never answer (a job that runs past the request's time limit). */
+  | { hang: true };
 
 export interface BigQueryStandIn {
   apiEndpoint: string;
@@ -72,6 +78,7 @@ export async function startBigQueryStandIn(): Promise<BigQueryStandIn> {
   };
   const json = (status: number, body: unknown) => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const results = (jobId: string, a: StandInAnswer) => {
+    if ('hang' in a) return { hang: true };
     if ('error' in a) return json(a.error.status, { error: { code: a.error.status, message: a.error.message, errors: [{ reason: a.error.reason, message: a.error.message }] } });
     return json(200, {
       kind: 'bigquery#getQueryResultsResponse',
@@ -116,17 +123,18 @@ export async function startBigQueryStandIn(): Promise<BigQueryStandIn> {
       return results(jobId, a);
     }
     if (req.method === 'POST' && /^\/projects\/[^/]+\/jobs$/.test(path)) {
-      const config = (body['configuration'] as { query: Record<string, unknown>; dryRun?: boolean }) ?? { query: {} };
+      const config = (body['configuration'] as { query: Record<string, unknown>; dryRun?: boolean; jobTimeoutMs?: string }) ?? { query: {} };
       const q: RecordedQuery = {
         query: String(config.query['query']),
         params: Object.fromEntries(((config.query['queryParameters'] as Array<{ name: string } & Parameters<typeof decodeParam>[0]>) ?? []).map((p) => [p.name, decodeParam(p)])),
         dryRun: config.dryRun === true,
         endpoint: 'jobs.insert',
+        ...(config.jobTimeoutMs !== undefined ? { jobTimeoutMs: String(config.jobTimeoutMs) } : {}),
       };
       standIn.queries.push(q);
       const jobId = (body['jobReference'] as { jobId?: string } | undefined)?.jobId ?? `job_${++jobCount}`;
       const a = answer(q);
-      if ('error' in a) return results(jobId, a);
+      if ('error' in a || 'hang' in a) return results(jobId, a);
       jobs.set(jobId, a);
       const statistics = q.dryRun
         ? { totalBytesProcessed: '1024', query: { totalBytesProcessed: '1024', statementType: 'SELECT', referencedTables: [] } }
