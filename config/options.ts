@@ -275,7 +275,7 @@ export const SERVER_OPTIONS = [
   {
     key: 'pgStatementTimeout', flag: 'pg-statement-timeout', env: 'SVC_GRAPHQL_PG_STATEMENT_TIMEOUT', type: SECONDS,
     defaultText: 'none (no limit); 0 is also none', scope: 'serve', inEffect: true,
-    note: 'applies to every PostgreSQL source, run_sql included (not to the metadata database); the embedded database does not apply statement_timeout itself, so there only the engine\'s deadline (1 s later) ends a statement; an engine option, not in the reference',
+    note: 'applies to every PostgreSQL source, run_sql included, and to the pools on the metadata database (metadata store, scheduled triggers, async actions); the embedded database does not apply statement_timeout itself, so there only the engine\'s deadline (1 s later) ends a statement; an engine option, not in the reference',
     description:
       'longest a database statement may run: sent to PostgreSQL as statement_timeout (the statement fails with `statement-timeout`), ' +
       'and kept by the engine too: a statement still unanswered 1 s later (a stalled database or network path) fails with ' +

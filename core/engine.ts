@@ -22,6 +22,7 @@ import { SchemaCacheRef } from './schema-cache/ref.js';
 import { createRequestListener, type RequestListeners } from './http/app.js';
 import type { AnyPlugin } from './plugin.js';
 import type { WorkerLink } from './workers/worker.js';
+import { processSharedState, SHARED_STATE_KEY } from './workers/shared-state.js';
 
 /** How long /healthz waits for the metadata database before reporting an outage. */
 const HEALTH_TIMEOUT_MS = 2_000;
@@ -111,6 +112,8 @@ export async function bootEngine(config: ServerConfig, options: EngineOptions = 
       metadataDefaults: asValue({ defaultSource: source }),
       // For plugins that keep shared state beside the metadata (rate-limit counters without Redis).
       metadataDatabaseUrl: asValue(store.connectionString),
+      // What worker 1's background work reports (source health), readable in every worker.
+      [SHARED_STATE_KEY]: asValue(worker ? worker.sharedState : processSharedState()),
     });
 
     const listener = createRequestListener({

@@ -41,6 +41,17 @@ export interface CatalogForeignKey {
   refColumns: string[];
 }
 
+/**
+ * Where a distributed database keeps a table's rows, for kinds that distribute tables (Citus):
+ * `local` on one node; `reference` copied to every node; `distributed` split into shards by
+ * `column` (null for a single-shard table), tables of one `colocation` group being split alike
+ * so that rows with equal distribution values sit on the same node.
+ */
+export type TableDistribution =
+  | { kind: 'local' }
+  | { kind: 'reference' }
+  | { kind: 'distributed'; column: string | null; colocation: number };
+
 export interface CatalogTable {
   schema: string;
   name: string;
@@ -61,6 +72,8 @@ export interface CatalogTable {
   insertable: boolean;
   updatable: boolean;
   deletable: boolean;
+  /** Set by kinds that distribute tables; the core only hands it to `DatabaseKind.checkRelationship`. */
+  distribution?: TableDistribution;
 }
 
 export interface CatalogEnumType {

@@ -3,7 +3,7 @@
  * and third-party kinds). The core never speaks a dialect: it hands the plugin neutral IR and
  * receives statements and JSON text back.
  */
-import type { DatabaseCatalog } from './catalog.js';
+import type { CatalogTable, DatabaseCatalog } from './catalog.js';
 import type { CompileOptions, RootFieldIR, SubscriptionFieldIR, TableRef, TypedValueIR } from '../graphql/ir.js';
 import type { MutationIR } from '../graphql/ir-mutation.js';
 import type { RawSqlOptions, RawSqlResult } from './raw-sql.js';
@@ -134,6 +134,17 @@ export interface KindCapabilities {
 
 export type KindCapability = keyof KindCapabilities;
 
+/** A relationship that resolved against the catalog, as a kind's join rules see it. */
+export interface RelationshipCheck {
+  kind: 'object' | 'array';
+  /** Defined through a foreign key (on either table) or by a manual column mapping. */
+  using: 'foreign_key' | 'manual';
+  table: CatalogTable;
+  target: CatalogTable;
+  /** (column of `table`, column of `target`) pairs the join compares. */
+  mapping: ReadonlyArray<readonly [string, string]>;
+}
+
 export interface DatabaseKind {
   /** The kind as written in metadata (`postgres`). */
   readonly kind: string;
@@ -175,6 +186,13 @@ export interface DatabaseKind {
    * `<prefix>_create_event_trigger` family of operations exists only then.
    */
   readonly eventTriggers?: EventTriggerSupport;
+  /**
+   * Join rules of a database that cannot join every pair of tables (Citus): the reason a
+   * relationship is refused, or null when the database can run it. Creating a refused
+   * relationship fails with `not-supported` and that reason; one already in the metadata is an
+   * inconsistent object. Without it every relationship that resolves is allowed.
+   */
+  checkRelationship?(check: RelationshipCheck): string | null;
 }
 
 export interface SourceConnection {

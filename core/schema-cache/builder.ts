@@ -6,6 +6,7 @@
 import type { AwilixContainer } from 'awilix';
 import type { DatabaseCatalog } from '../db/catalog.js';
 import { findDatabaseKind } from '../db/registry.js';
+import type { RelationshipCheck } from '../db/contract.js';
 import { scalarTypesOf } from '../db/scalar-types.js';
 import type { InconsistentObject, MetadataDocument, SourceMetadata } from '../metadata/types.js';
 import { ADMIN_ROLE } from '../auth/session.js';
@@ -117,6 +118,7 @@ async function buildSource(deps: BuilderDeps, meta: SourceMetadata, known?: Data
       defaultTriggerOnReplication: kind.eventTriggers?.defaultTriggerOnReplication ?? false,
       scalarTypes: scalarTypesOf(kind),
       computedFieldArguments: kind.computedFieldArguments ?? 'row',
+      ...(kind.checkRelationship ? { checkRelationship: (check: RelationshipCheck) => kind.checkRelationship!(check) } : {}),
     });
     resolved.source.capabilities = kind.capabilities ?? {};
     return resolved;

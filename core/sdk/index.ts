@@ -36,6 +36,7 @@ export type {
 
 export { tracing, Tracing, SpanKind, tracingConfigFromEnv, parseKeyValues } from '../tracing/tracing.js';
 export { engineWorkerCount } from '../workers/messages.js';
+export { engineSharedState, SHARED_STATE_KEY, type SharedState, type SharedValue } from '../workers/shared-state.js';
 export type { TracingConfig, TraceContextJson, OtlpProtocol } from '../tracing/tracing.js';
 
 // ---- Errors ---------------------------------------------------------------------------------
@@ -132,6 +133,7 @@ export type {
   ChangeFeedListener,
   RunOptions,
   EnumValueRow,
+  RelationshipCheck,
 } from '../db/contract.js';
 export { ScalarTypes, scalarTypesOf } from '../db/scalar-types.js';
 export type { ScalarTypeTable, ScalarInfo, JsonLiteral } from '../db/scalar-types.js';
@@ -171,6 +173,7 @@ export {
   namingConventionOf,
   parseRelationshipUsing,
   permissionObjectName,
+  relationshipRefusal,
   relationshipObjectName,
   rootFieldNames,
   tableObjectName,
@@ -178,6 +181,7 @@ export {
 export { ROOT_FIELD_KINDS, customRootFieldName } from '../schema-cache/resolve/naming.js';
 export { englishList, notGraphQLName } from '../schema-cache/resolve/table.js';
 export { tableInconsistency } from '../schema-cache/resolve/inconsistency.js';
+export type { RelationshipEnv, RelationshipRule } from '../schema-cache/resolve/index.js';
 export { addSourceToDraft } from '../graphql/schema/index.js';
 export type { AddSourceOptions } from '../graphql/schema/index.js';
 export { emptySchemaDraft } from '../graphql/schema-draft.js';

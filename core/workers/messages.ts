@@ -1,9 +1,11 @@
 /**
  * What the primary and the workers of one engine (--workers) say to each other over the cluster's
  * IPC channel. A worker that changed the metadata reports it; the primary relays it to every other
- * worker and answers the first one once all of them have caught up (or exited).
+ * worker and answers the first one once all of them have caught up (or exited). Shared state
+ * (shared-state.ts) goes the same way, without confirmations: the primary keeps the last values.
  */
 import type { PeerChange } from '../metadata/service.js';
+import type { SharedValue } from './shared-state.js';
 
 export type WorkerMessage =
   /** worker → primary: this worker installed a change (seq: its own counter). */
@@ -14,7 +16,13 @@ export type WorkerMessage =
   /** primary → the worker that made the change: every other worker has it. */
   | { svc: 'metadata-relayed'; seq: number }
   /** primary → workers: shut down (the primary got a signal). */
-  | { svc: 'shutdown'; reason: string };
+  | { svc: 'shutdown'; reason: string }
+  /** worker → primary: a new value of shared state (shared-state.ts), for every other worker. */
+  | { svc: 'state-published'; key: string; value: SharedValue }
+  /** worker → primary, once at start: send me every shared value you hold. */
+  | { svc: 'state-wanted' }
+  /** primary → worker: the current value of one key of shared state. */
+  | { svc: 'state'; key: string; value: SharedValue };
 
 export function isWorkerMessage(m: unknown): m is WorkerMessage {
   return typeof m === 'object' && m !== null && typeof (m as { svc?: unknown }).svc === 'string';

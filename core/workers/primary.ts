@@ -1,12 +1,14 @@
 /**
  * The primary process of --workers N: forks N workers (node:cluster; they share the port, the
  * primary hands out connections), relays metadata changes between them, restarts a worker that
- * dies after it started, and on SIGTERM/SIGINT asks every worker to shut down and waits.
+ * dies after it started, keeps and relays worker 1's shared state (shared-state.ts), and on
+ * SIGTERM/SIGINT asks every worker to shut down and waits.
  * The primary itself serves nothing and holds no database connection.
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from '../logger.js';
 import { isWorkerMessage, WORKER_COUNT_ENV, WORKER_ID_ENV, type WorkerMessage } from './messages.js';
+import type { SharedValue } from './shared-state.js';
 
 interface Relay {
   origin: number;
@@ -18,6 +20,8 @@ export function runPrimary(count: number, logger: Logger): Promise<number> {
   const workers = new Map<number, Worker>();
   const listening = new Set<number>();
   const relays = new Map<string, Relay>();
+  /** The last value of each key of shared state, for workers that start later. */
+  const shared = new Map<string, SharedValue>();
   let stopping = false;
   let exitCode = 0;
   let finish: (code: number) => void = () => undefined;
@@ -47,6 +51,11 @@ export function runPrimary(count: number, logger: Logger): Promise<number> {
     } else if (m.svc === 'metadata-synced') {
       relays.get(m.key)?.waiting.delete(slot);
       settle(m.key);
+    } else if (m.svc === 'state-published') {
+      shared.set(m.key, m.value);
+      for (const s of workers.keys()) if (s !== slot) send(s, { svc: 'state', key: m.key, value: m.value });
+    } else if (m.svc === 'state-wanted') {
+      for (const [key, value] of shared) send(slot, { svc: 'state', key, value });
     }
   };
 

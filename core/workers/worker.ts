@@ -7,6 +7,7 @@ import cluster from 'node:cluster';
 import type { Logger } from '../logger.js';
 import type { MetadataPeers, MetadataService, PeerChange } from '../metadata/service.js';
 import { isWorkerMessage, WORKER_ID_ENV, type WorkerMessage } from './messages.js';
+import { processSharedState, type SharedState } from './shared-state.js';
 
 /** How long a change waits for the other workers before answering anyway (they also poll). */
 const RELAY_TIMEOUT_MS = 30_000;
@@ -19,6 +20,8 @@ export interface WorkerLink {
   attach(service: MetadataService, logger: Logger): Promise<void>;
   /** Called when the primary asks this worker to shut down, or goes away. */
   onShutdown(fn: (reason: string) => void): void;
+  /** State shared through the primary: what this worker publishes, and what worker 1 published. */
+  readonly sharedState: SharedState;
 }
 
 /** This process's link to its primary, or undefined when it is not a cluster worker. */
@@ -34,6 +37,7 @@ export function workerLink(): WorkerLink | undefined {
   let logger: Logger | undefined;
   let early: Array<{ key: string; change: PeerChange }> = [];
   let shutdown: (reason: string) => void = () => process.exit(0);
+  const sharedState = processSharedState((key, value) => send({ svc: 'state-published', key, value }));
 
   const apply = (key: string, change: PeerChange): Promise<void> =>
     service!
@@ -50,8 +54,12 @@ export function workerLink(): WorkerLink | undefined {
       else early.push({ key: m.key, change: m.change });
     } else if (m.svc === 'shutdown') {
       shutdown(m.reason);
+    } else if (m.svc === 'state') {
+      sharedState.received(m.key, m.value);
     }
   });
+  // A worker that (re)starts gets the state published before it was listening.
+  send({ svc: 'state-wanted' });
   // The primary is gone (killed): nothing would restart or stop this worker any more.
   process.on('disconnect', () => shutdown('the primary process exited'));
 
@@ -87,5 +95,6 @@ export function workerLink(): WorkerLink | undefined {
     onShutdown(fn) {
       shutdown = fn;
     },
+    sharedState,
   };
 }

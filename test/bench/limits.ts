@@ -10,26 +10,17 @@
  *
  *   npm run bench:limits [-- --quick] [--database-url <scratch url>] [--rounds n] [--duration s]
  */
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { externalCluster, startCluster, type Cluster } from './cluster.js';
-import { loadDataset } from './dataset.js';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { ADMIN_HEADERS, configureEngine, postJson, startEngineProcess, type EngineProcess } from './engine-process.js';
 import { QUERIES } from './queries.js';
-import { ensureWrk, runWrk, type WrkResult } from './wrk.js';
+import type { WrkResult } from './wrk.js';
 import { processCpuMicros, run, treeCpuMicros } from './proc.js';
+import { benchArgs, isMain, median, repoRootOf, runRoundRobin, withBenchDatabase, writeBenchReport, type RoundRobinOptions, type RoundRobinScenario } from './round-robin.js';
 
-export interface LimitsBenchOptions {
-  databaseUrl?: string;
-  redisUrl?: string;
-  rounds: number;
-  durationSeconds: number;
-  connections: number;
+export interface LimitsBenchOptions extends RoundRobinOptions {
+  redisUrl?: string | undefined;
   repoRoot: string;
-  log: (m: string) => void;
 }
 
 export interface ScenarioRun extends WrkResult {
@@ -71,24 +62,11 @@ async function redisServerPid(): Promise<number | undefined> {
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-
 export async function runLimitsBench(opts: LimitsBenchOptions): Promise<ScenarioResult[]> {
-  const problem = await ensureWrk(opts.log);
-  if (problem) throw new Error(problem);
   const q7 = QUERIES.find((q) => q.id === 'Q7')!;
-  const workDir = mkdtempSync(join(tmpdir(), 'svc-bench-limits-'));
-  const stops: Array<() => Promise<void>> = [];
-  try {
-    const cluster: Cluster = opts.databaseUrl ? externalCluster(opts.databaseUrl) : await startCluster(opts.log);
-    stops.push(cluster.stop);
-    opts.log('loading the dataset');
-    await loadDataset(cluster.url);
+  return withBenchDatabase(opts, 'limits', async ({ cluster, workDir, onStop }) => {
     const engine = await startEngineProcess(opts.repoRoot, cluster.url, workDir);
-    stops.push(engine.stop);
+    onStop(engine.stop);
     await configureEngine(engine.url, 10);
     let redisEngine: EngineProcess | undefined;
     if (opts.redisUrl) {
@@ -100,50 +78,47 @@ export async function runLimitsBench(opts: LimitsBenchOptions): Promise<Scenario
       } finally {
         delete process.env['SVC_GRAPHQL_REDIS_URL'];
       }
-      stops.push(redisEngine.stop);
+      onStop(redisEngine.stop);
     }
     const setLimits = async (args: unknown) => {
       const res = await postJson(`${engine.url}/v1/metadata`, args === null ? { type: 'remove_api_limits', args: {} } : { type: 'set_api_limits', args });
       if (res.status !== 200) throw new Error(`set_api_limits failed: ${JSON.stringify(res.body)}`);
     };
-    const scenarios: Array<{ name: string; limits: unknown; url: string; pid: number }> = [
-      { name: 'no limits', limits: null, url: engine.url, pid: engine.pid },
-      { name: 'depth+node+batch+time', limits: LIMITS, url: engine.url, pid: engine.pid },
-      { name: '+ rate per user (metadata database)', limits: WITH_RATE, url: engine.url, pid: engine.pid },
-      { name: '+ rate per role (metadata database)', limits: WITH_ROLE_RATE, url: engine.url, pid: engine.pid },
-    ];
-    if (redisEngine) {
-      scenarios.push({ name: '+ rate per user (Redis)', limits: WITH_RATE, url: redisEngine.url, pid: redisEngine.pid });
-      scenarios.push({ name: '+ rate per role (Redis)', limits: WITH_ROLE_RATE, url: redisEngine.url, pid: redisEngine.pid });
-    }
     const redisPid = opts.redisUrl ? await redisServerPid() : undefined;
-    const runs = new Map<string, ScenarioRun[]>(scenarios.map((s) => [s.name, []]));
-    let seed = 1;
-    for (let round = 0; round < opts.rounds; round++) {
-      for (const s of scenarios) {
-        await setLimits(s.limits);
+    const scenario = (name: string, limits: unknown, served: EngineProcess): RoundRobinScenario<ScenarioRun> => ({
+      name,
+      target: { url: `${served.url}/v1/graphql`, query: q7.graphql, vars: q7.vars, headers: { ...ADMIN_HEADERS, 'x-svc-role': 'user' }, headerFromVar: { header: 'x-svc-user-id', variable: q7.userIdVar! } },
+      prepare: async () => {
+        await setLimits(limits);
         // The Redis engine does not poll in the bench: it learns the limits from a reload.
-        if (s.url !== engine.url) await postJson(`${s.url}/v1/metadata`, { type: 'reload_metadata', args: {} });
-        const target = { url: `${s.url}/v1/graphql`, query: q7.graphql, vars: q7.vars, headers: { ...ADMIN_HEADERS, 'x-svc-role': 'user' }, headerFromVar: { header: 'x-svc-user-id', variable: q7.userIdVar! } };
-        const cpu0 = processCpuMicros(s.pid);
+        if (served !== engine) await postJson(`${served.url}/v1/metadata`, { type: 'reload_metadata', args: {} });
+      },
+      measure: async (timed) => {
+        const cpu0 = processCpuMicros(served.pid);
         const pg0 = cluster.postmasterPid === undefined ? 0 : treeCpuMicros(cluster.postmasterPid);
         const redis0 = redisPid === undefined ? 0 : processCpuMicros(redisPid);
-        const r = await runWrk(target, opts.connections, opts.durationSeconds, workDir, seed++);
-        if (r.badStatus || r.badBody || r.socketErrors) throw new Error(`${s.name}: ${r.badStatus} bad statuses, ${r.badBody} bad bodies, ${r.socketErrors} socket errors`);
+        const r = await timed();
         const n = Math.max(r.requests, 1);
-        const measured: ScenarioRun = {
+        return {
           ...r,
-          engineCpuUs: (processCpuMicros(s.pid) - cpu0) / n,
+          engineCpuUs: (processCpuMicros(served.pid) - cpu0) / n,
           pgCpuUs: cluster.postmasterPid === undefined ? 0 : (treeCpuMicros(cluster.postmasterPid) - pg0) / n,
           redisCpuUs: redisPid === undefined ? 0 : (processCpuMicros(redisPid) - redis0) / n,
         };
-        runs.get(s.name)!.push(measured);
-        opts.log(
-          `round ${round + 1} ${s.name}: ${r.rps.toFixed(0)} req/s, p50 ${(r.p50Us / 1000).toFixed(2)} ms, ` +
-            `engine ${measured.engineCpuUs.toFixed(0)} µs/req, PostgreSQL ${measured.pgCpuUs.toFixed(0)} µs/req, Redis ${measured.redisCpuUs.toFixed(0)} µs/req`,
-        );
-      }
+      },
+      describe: (m) => `engine ${m.engineCpuUs.toFixed(0)} µs/req, PostgreSQL ${m.pgCpuUs.toFixed(0)} µs/req, Redis ${m.redisCpuUs.toFixed(0)} µs/req`,
+    });
+    const scenarios = [
+      scenario('no limits', null, engine),
+      scenario('depth+node+batch+time', LIMITS, engine),
+      scenario('+ rate per user (metadata database)', WITH_RATE, engine),
+      scenario('+ rate per role (metadata database)', WITH_ROLE_RATE, engine),
+    ];
+    if (redisEngine) {
+      scenarios.push(scenario('+ rate per user (Redis)', WITH_RATE, redisEngine));
+      scenarios.push(scenario('+ rate per role (Redis)', WITH_ROLE_RATE, redisEngine));
     }
+    const runs = await runRoundRobin(scenarios, opts, workDir);
     await setLimits(null);
     // The store's CPU counts: a rate counter in PostgreSQL or Redis costs there, not in the engine.
     const total = (r: ScenarioRun) => r.engineCpuUs + r.pgCpuUs + r.redisCpuUs;
@@ -164,10 +139,7 @@ export async function runLimitsBench(opts: LimitsBenchOptions): Promise<Scenario
         relativeCpu: cpu / baseCpu,
       };
     });
-  } finally {
-    for (const stop of stops.reverse()) await stop().catch(() => undefined);
-    rmSync(workDir, { recursive: true, force: true });
-  }
+  });
 }
 
 export function limitsReport(results: ScenarioResult[]): string {
@@ -183,30 +155,17 @@ export function limitsReport(results: ScenarioResult[]): string {
   ].join('\n');
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({
-    options: {
-      quick: { type: 'boolean', default: false },
-      'database-url': { type: 'string' },
-      'redis-url': { type: 'string', default: 'redis://127.0.0.1:6379/0' },
-      rounds: { type: 'string' },
-      duration: { type: 'string' },
-      out: { type: 'string' },
-    },
-  });
-  const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+if (isMain(import.meta.url)) {
+  const args = benchArgs(5, { 'redis-url': 'redis://127.0.0.1:6379/0' });
+  const repoRoot = repoRootOf(import.meta.url);
   const results = await runLimitsBench({
-    databaseUrl: values['database-url'],
-    redisUrl: values['redis-url'],
-    rounds: Number(values.rounds ?? (values.quick ? 1 : 5)),
-    durationSeconds: Number(values.duration ?? (values.quick ? 2 : 10)),
+    databaseUrl: args.databaseUrl,
+    redisUrl: args.extra('redis-url'),
+    rounds: args.rounds,
+    durationSeconds: args.durationSeconds,
     connections: 10,
     repoRoot,
     log: (m) => console.log(`[bench:limits] ${m}`),
   });
-  const report = limitsReport(results);
-  console.log(report);
-  const out = values.out ?? join(repoRoot, 'test/bench/results', values.quick ? 'tmp' : '');
-  mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, `limits-${new Date().toISOString().replace(/[:.]/g, '-')}.md`), report + '\n');
+  writeBenchReport(repoRoot, 'limits', limitsReport(results), args.quick, args.out);
 }

@@ -12,26 +12,17 @@
  *
  *   npm run bench:observability [-- --quick] [--database-url <scratch url>] [--rounds n] [--duration s]
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { externalCluster, startCluster, type Cluster } from './cluster.js';
-import { loadDataset } from './dataset.js';
+import { join } from 'node:path';
 import { ADMIN_HEADERS, configureEngine, postJson, startEngineProcess } from './engine-process.js';
 import { QUERIES } from './queries.js';
-import { ensureWrk, runWrk, type WrkResult } from './wrk.js';
+import type { WrkResult } from './wrk.js';
+import { benchArgs, isMain, median, repoRootOf, runRoundRobin, withBenchDatabase, writeBenchReport, type RoundRobinOptions } from './round-robin.js';
 
-export interface ObservabilityBenchOptions {
-  databaseUrl?: string;
-  rounds: number;
-  durationSeconds: number;
-  connections: number;
+export interface ObservabilityBenchOptions extends RoundRobinOptions {
   repoRoot: string;
-  log: (m: string) => void;
 }
 
 export interface ObservabilityScenario {
@@ -42,11 +33,6 @@ export interface ObservabilityScenario {
   /** Median requests per second relative to "off" (1 = no cost). */
   relative: number;
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 /** Accepts OTLP exports and drops them: the exporter's work is measured, not a collector's. */
 async function startOtlpSink(): Promise<{ url: string; bytes: () => number; close(): Promise<void> }> {
@@ -64,23 +50,15 @@ async function startOtlpSink(): Promise<{ url: string; bytes: () => number; clos
 }
 
 export async function runObservabilityBench(opts: ObservabilityBenchOptions): Promise<ObservabilityScenario[]> {
-  const problem = await ensureWrk(opts.log);
-  if (problem) throw new Error(problem);
   const q1 = QUERIES.find((q) => q.id === 'Q1')!;
-  const workDir = mkdtempSync(join(tmpdir(), 'svc-bench-obs-'));
-  const stops: Array<() => Promise<void>> = [];
-  try {
-    const cluster: Cluster = opts.databaseUrl ? externalCluster(opts.databaseUrl) : await startCluster(opts.log);
-    stops.push(cluster.stop);
-    opts.log('loading the dataset');
-    await loadDataset(cluster.url);
+  return withBenchDatabase(opts, 'obs', async ({ cluster, workDir, onStop }) => {
     const sink = await startOtlpSink();
-    stops.push(sink.close);
+    onStop(sink.close);
     const start = async (name: string, env: Record<string, string>) => {
       const dir = join(workDir, name.replace(/\W+/g, '-'));
       mkdirSync(dir);
       const e = await startEngineProcess(opts.repoRoot, cluster.url, dir, [], env);
-      stops.push(e.stop);
+      onStop(e.stop);
       return e;
     };
     const off = await start('off', {});
@@ -93,22 +71,9 @@ export async function runObservabilityBench(opts: ObservabilityBenchOptions): Pr
     });
     // The engines share the metadata; the others learn the configuration by reloading.
     for (const e of [metricsOn, traced]) await postJson(`${e.url}/v1/metadata`, { type: 'reload_metadata', args: {} });
-    const scenarios = [
-      { name: 'off', url: off.url },
-      { name: 'metrics on, tracing off', url: metricsOn.url },
-      { name: 'metrics + tracing', url: traced.url },
-    ];
-    const runs = new Map<string, WrkResult[]>(scenarios.map((s) => [s.name, []]));
-    let seed = 1;
-    for (let round = 0; round < opts.rounds; round++) {
-      for (const s of scenarios) {
-        const target = { url: `${s.url}/v1/graphql`, query: q1.graphql, vars: q1.vars, headers: ADMIN_HEADERS };
-        const r = await runWrk(target, opts.connections, opts.durationSeconds, workDir, seed++);
-        if (r.badStatus || r.badBody || r.socketErrors) throw new Error(`${s.name}: ${r.badStatus} bad statuses, ${r.badBody} bad bodies, ${r.socketErrors} socket errors`);
-        runs.get(s.name)!.push(r);
-        opts.log(`round ${round + 1} ${s.name}: ${r.rps.toFixed(0)} req/s, p50 ${(r.p50Us / 1000).toFixed(2)} ms`);
-      }
-    }
+    const scenario = (name: string, url: string) => ({ name, target: { url: `${url}/v1/graphql`, query: q1.graphql, vars: q1.vars, headers: ADMIN_HEADERS } });
+    const scenarios = [scenario('off', off.url), scenario('metrics on, tracing off', metricsOn.url), scenario('metrics + tracing', traced.url)];
+    const runs = await runRoundRobin<WrkResult>(scenarios, opts, workDir);
     // The traced engine exports in batches; give its last batch a moment before calling it silent.
     for (let waited = 0; sink.bytes() === 0 && waited < 5000; waited += 100) await new Promise((r) => setTimeout(r, 100));
     if (sink.bytes() === 0) throw new Error('the traced engine exported no spans: the tracing scenario measured nothing');
@@ -118,10 +83,7 @@ export async function runObservabilityBench(opts: ObservabilityBenchOptions): Pr
       const rps = median(rs.map((r) => r.rps));
       return { name: s.name, runs: rs, medianRps: rps, medianP50Us: median(rs.map((r) => r.p50Us)), relative: rps / base };
     });
-  } finally {
-    for (const stop of stops.reverse()) await stop().catch(() => undefined);
-    rmSync(workDir, { recursive: true, force: true });
-  }
+  });
 }
 
 export function observabilityReport(results: ObservabilityScenario[]): string {
@@ -129,28 +91,16 @@ export function observabilityReport(results: ObservabilityScenario[]): string {
   return ['| scenario (Q1, c=10) | median req/s | median p50 ms | cost vs off |', '|---|---|---|---|', ...rows].join('\n');
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({
-    options: {
-      quick: { type: 'boolean', default: false },
-      'database-url': { type: 'string' },
-      rounds: { type: 'string' },
-      duration: { type: 'string' },
-      out: { type: 'string' },
-    },
-  });
-  const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+if (isMain(import.meta.url)) {
+  const args = benchArgs(7);
+  const repoRoot = repoRootOf(import.meta.url);
   const results = await runObservabilityBench({
-    databaseUrl: values['database-url'],
-    rounds: Number(values.rounds ?? (values.quick ? 1 : 7)),
-    durationSeconds: Number(values.duration ?? (values.quick ? 2 : 10)),
+    databaseUrl: args.databaseUrl,
+    rounds: args.rounds,
+    durationSeconds: args.durationSeconds,
     connections: 10,
     repoRoot,
     log: (m) => console.log(`[bench:observability] ${m}`),
   });
-  const report = observabilityReport(results);
-  console.log(report);
-  const out = values.out ?? join(repoRoot, 'test/bench/results', values.quick ? 'tmp' : '');
-  mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, `observability-${new Date().toISOString().replace(/[:.]/g, '-')}.md`), report + '\n');
+  writeBenchReport(repoRoot, 'observability', observabilityReport(results), args.quick, args.out);
 }

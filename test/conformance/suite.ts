@@ -27,6 +27,8 @@ export interface ConformanceAdapter {
   prefix: string;
   /** The kind's plugin id, loaded beside the generic metadata and API plugins. */
   plugin: string;
+  /** Options for the kind's plugin (its plugin-config `options`), when it needs any. */
+  pluginOptions?: Record<string, unknown>;
   /** Creates the fixture schema and rows; returns the source configuration and the tables' schema. */
   setup(): Promise<{ configuration: unknown; schema: string }>;
   teardown(): Promise<void>;
@@ -87,7 +89,7 @@ export function conformanceSuite(adapter: ConformanceAdapter): void {
       const pluginConfig = join(dir, 'plugins.json');
       const plugins = [
         'db/postgres',
-        ...(adapter.plugin === 'db/postgres' ? [] : [adapter.plugin]),
+        ...(adapter.plugin === 'db/postgres' ? [] : [adapter.pluginOptions ? { id: adapter.plugin, options: adapter.pluginOptions } : adapter.plugin]),
         'auth/admin-secret',
         'metadata/management',
         'metadata/sources',

@@ -87,3 +87,15 @@ export async function startStallingProxy(targetHost: string, targetPort: number)
       }),
   };
 }
+
+/** A stalling proxy in front of a database; `url` is the database's URL through the proxy. */
+export type StallingDatabaseProxy = StallingProxy & { readonly url: string };
+
+/** A stalling proxy in front of the database at `databaseUrl`. */
+export async function startStallingProxyTo(databaseUrl: string): Promise<StallingDatabaseProxy> {
+  const target = new URL(databaseUrl);
+  const proxy = await startStallingProxy(target.hostname, Number(target.port || 5432));
+  const proxied = new URL(databaseUrl);
+  proxied.host = `127.0.0.1:${proxy.port}`;
+  return Object.assign(proxy, { url: proxied.toString() });
+}

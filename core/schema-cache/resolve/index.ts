@@ -22,7 +22,7 @@ import {
   type RelationshipKind,
 } from './inconsistency.js';
 import { namingConventionOf } from './naming.js';
-import { resolveRelationship } from './relationships.js';
+import { resolveRelationship, type RelationshipRule } from './relationships.js';
 import { resolveTablePermissions } from './permissions.js';
 import { resolveTableBase } from './table.js';
 import { resolveComputedFields } from './computed-fields.js';
@@ -32,7 +32,7 @@ import type { EnvLookup } from '../../webhooks/env-template.js';
 
 export { isGraphQLName, isGraphQLEnumValue } from './graphql-name.js';
 export { ResolveError } from './inconsistency.js';
-export { resolveRelationship, type RelationshipEnv } from './relationships.js';
+export { resolveRelationship, relationshipRefusal, type RelationshipEnv, type RelationshipRule } from './relationships.js';
 export { parseRelationshipUsing, type ParsedUsing, type UsingParseError } from './relationship-using.js';
 export { namingConventionOf, rootFieldNames, tableTypeName, defaultIdentifier } from './naming.js';
 export { tableObjectName, relationshipObjectName, quoteTable } from './inconsistency.js';
@@ -60,6 +60,8 @@ export interface ResolveOptions {
   scalarTypes?: ScalarTypes;
   /** How the kind's computed fields get the row (DatabaseKind.computedFieldArguments); `row` when absent. */
   computedFieldArguments?: 'row' | 'columns';
+  /** The kind's join rules (`DatabaseKind.checkRelationship`); every relationship allowed when absent. */
+  checkRelationship?: RelationshipRule;
 }
 
 export async function resolveSource(
@@ -134,7 +136,7 @@ export async function resolveSource(
 
   // Step 4: relationships, now that the set of serving tables is known.
   const tracked = new Map(tables.map((t) => [t.key, t.catalog] as const));
-  for (const t of tables) inconsistencies.push(...resolveTableRelationships(meta.name, t, tracked));
+  for (const t of tables) inconsistencies.push(...resolveTableRelationships(meta.name, t, tracked, options.checkRelationship));
 
   // Step 5: computed fields, which may return any serving table and must not take a
   // relationship's name; permissions list them, so they come first.
@@ -176,7 +178,12 @@ export async function resolveSource(
 }
 
 /** Resolves a table's relationships into `t.relationships`; returns the ones that failed. */
-function resolveTableRelationships(source: string, t: ResolvedTable, tracked: ReadonlyMap<string, ResolvedTable['catalog']>): InconsistentObject[] {
+function resolveTableRelationships(
+  source: string,
+  t: ResolvedTable,
+  tracked: ReadonlyMap<string, ResolvedTable['catalog']>,
+  rule: RelationshipRule | undefined,
+): InconsistentObject[] {
   const out: InconsistentObject[] = [];
   const all: Array<[RelationshipKind, RelationshipMetadata]> = [
     ...(t.metadata.object_relationships ?? []).map((r) => ['object', r] as [RelationshipKind, RelationshipMetadata]),
@@ -202,7 +209,7 @@ function resolveTableRelationships(source: string, t: ResolvedTable, tracked: Re
       continue;
     }
     try {
-      const resolved = resolveRelationship(env, kind, rel);
+      const resolved = resolveRelationship(env, kind, rel, rule);
       if (t.columnsByName.has(rel.name)) {
         fail('field definition conflicts with postgres column');
         continue;

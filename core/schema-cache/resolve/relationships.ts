@@ -5,6 +5,7 @@
  * untracked target, a missing column) are not, exactly as the reference reports them.
  */
 import type { CatalogForeignKey, CatalogTable } from '../../db/catalog.js';
+import type { RelationshipCheck } from '../../db/contract.js';
 import { tableKey } from '../../db/catalog.js';
 import type { QualifiedTable, RelationshipMetadata } from '../../metadata/types.js';
 import type { ResolvedRelationship } from '../model.js';
@@ -93,11 +94,12 @@ function splitKey(key: string): QualifiedTable {
   return { schema: key.slice(0, dot), name: key.slice(dot + 1) };
 }
 
-/**
- * Resolves a relationship or throws a ResolveError whose message is the inconsistency reason
- * (without the `Inconsistent object: ` prefix).
- */
-export function resolveRelationship(env: RelationshipEnv, kind: RelationshipKind, meta: RelationshipMetadata): ResolvedRelationship {
+/** A kind's join rules (`DatabaseKind.checkRelationship`): the refusal's reason, or null. */
+export type RelationshipRule = (check: RelationshipCheck) => string | null;
+
+type Built = { parsed: ParsedUsing; built: Omit<ResolvedRelationship, 'name' | 'comment'> };
+
+function buildChecked(env: RelationshipEnv, kind: RelationshipKind, meta: RelationshipMetadata): Built {
   const parsed = parseRelationshipUsing(kind, meta.using);
   if (!parsed.ok) throw new ResolveError(inRelationshipContext(env.table, meta.name, parsed.error.message), 'parse-failed');
   let built: Omit<ResolvedRelationship, 'name' | 'comment'>;
@@ -108,5 +110,38 @@ export function resolveRelationship(env: RelationshipEnv, kind: RelationshipKind
     throw e;
   }
   checkDependencies(env, built, parsed.value);
-  return { name: meta.name, comment: meta.comment ?? null, ...built };
+  return { parsed: parsed.value, built };
+}
+
+function refusal(env: RelationshipEnv, kind: RelationshipKind, { parsed, built }: Built, rule: RelationshipRule): string | null {
+  // checkDependencies has made sure the target is tracked.
+  const target = env.tracked.get(built.target)!;
+  return rule({ kind, using: parsed.form === 'manual' ? 'manual' : 'foreign_key', table: env.catalog, target, mapping: built.mapping });
+}
+
+/**
+ * Resolves a relationship or throws a ResolveError whose message is the inconsistency reason
+ * (without the `Inconsistent object: ` prefix). With the kind's join `rule`, a relationship the
+ * database cannot run fails too.
+ */
+export function resolveRelationship(env: RelationshipEnv, kind: RelationshipKind, meta: RelationshipMetadata, rule?: RelationshipRule): ResolvedRelationship {
+  const checked = buildChecked(env, kind, meta);
+  const refused = rule ? refusal(env, kind, checked, rule) : null;
+  if (refused !== null) throw new ResolveError(inRelationshipContext(env.table, meta.name, refused), 'not-supported');
+  return { name: meta.name, comment: meta.comment ?? null, ...checked.built };
+}
+
+/**
+ * Why the kind's join `rule` refuses a relationship, as a creating operation reports it (the bare
+ * reason); null when it is allowed or does not resolve at all (the rebuild then reports that).
+ */
+export function relationshipRefusal(env: RelationshipEnv, kind: RelationshipKind, meta: RelationshipMetadata, rule: RelationshipRule): string | null {
+  let checked: Built;
+  try {
+    checked = buildChecked(env, kind, meta);
+  } catch (e) {
+    if (e instanceof ResolveError) return null;
+    throw e;
+  }
+  return refusal(env, kind, checked, rule);
 }

@@ -30,7 +30,11 @@ export class HealthChecker {
   private readonly loops = new Map<string, Loop>();
   private readonly statuses = new Map<string, SourceHealth>();
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    /** Called with the whole report after each change to it. */
+    private readonly changed: (report: Record<string, SourceHealth>) => void = () => {},
+  ) {}
 
   /** The last outcome of each source that has one, by source name. */
   report(): Record<string, SourceHealth> {
@@ -44,7 +48,7 @@ export class HealthChecker {
       const next = wanted.get(name);
       if (next && loopKey(next) === loop.key && next.connection === loop.connection) continue;
       this.stopLoop(name);
-      if (!next) this.statuses.delete(name);
+      if (!next && this.statuses.delete(name)) this.changed(this.report());
     }
     for (const s of sources) if (!this.loops.has(s.name)) this.startLoop(s);
   }
@@ -79,6 +83,7 @@ export class HealthChecker {
         }
         if (loop.stopped) return;
         this.statuses.set(source.name, outcome);
+        this.changed(this.report());
         this.log(source, outcome, source.config.retries);
         await wait(source.config.intervalSeconds);
       }

@@ -4,12 +4,15 @@
  * has a `health_check`, with statuses OK / TIMEOUT / ERROR / FAILED from ./checker.ts. Taps
  * `onEvent` (checks start when the server starts, follow every schema-cache rebuild, stop at
  * shutdown) and `onSchemaCacheBuild` (a `health_check` that does not parse is an inconsistent
- * object). Safe to disable: nothing is checked then.
+ * object). With --workers N the checks run in worker 1 only (where background work runs) and
+ * their report is the engine's shared state, so every worker answers the same. Safe to disable:
+ * nothing is checked then.
  */
 import {
   authenticateRequest,
   definePlugin,
   EngineError,
+  engineSharedState,
   findDatabaseKind,
   inconsistencyDroppers,
   isAdmin,
@@ -17,18 +20,26 @@ import {
   type Logger,
   type SchemaCache,
   type SchemaCacheRef,
+  type SharedValue,
   type SourceConnections,
 } from '../../../core/sdk/index.js';
 import { parseHealthCheck } from '../../metadata/sources/health-check.js';
 import { HealthChecker, type CheckedSource } from './checker.js';
 
 const PLUGIN_ID = 'api/source-health';
+const REPORT_KEY = 'source-health';
 
 export default definePlugin({
   name: 'source-health',
   kind: 'api',
   register(container, hooks) {
-    const checker = new HealthChecker(container.resolve<Logger>('logger'));
+    // The checks run once per engine (where background work runs: worker 1 of --workers); their
+    // report is shared state, so /healthz/sources answers the same in every worker.
+    const state = () => engineSharedState(container);
+    const checker = new HealthChecker(container.resolve<Logger>('logger'), (report) =>
+      // As JSON: the same value another worker gets over IPC.
+      state().publish(REPORT_KEY, JSON.parse(JSON.stringify(report)) as SharedValue),
+    );
     let running = false;
 
     const checkedSources = (cache: SchemaCache): CheckedSource[] => {
@@ -80,6 +91,7 @@ export default definePlugin({
 
     hooks.onEvent.tap(PLUGIN_ID, (event) => {
       if (event.type === 'server.started') {
+        if (!event.background) return;
         running = true;
         checker.follow(checkedSources(container.resolve<SchemaCacheRef>('schemaCacheRef').current));
       } else if (event.type === 'schema-cache.rebuilt' && running) {
@@ -94,7 +106,7 @@ export default definePlugin({
       router.get('/healthz/sources', async (ctx) => {
         const session = await authenticateRequest(ctx, hooks);
         if (!isAdmin(session)) throw new EngineError('access-denied', 'restricted access : admin only', { path: '$' });
-        ctx.body = checker.report();
+        ctx.body = state().read(REPORT_KEY) ?? {};
       });
     });
   },

@@ -38,9 +38,10 @@ export class EngineDatabase {
   /** Where the metadata catalog lives; starts the embedded database when it is the one. */
   async metadataDatabase(): Promise<PgMetadataDatabase> {
     const url = this.config.metadataDatabaseUrl ?? this.config.databaseUrl;
-    if (url) return { connectionString: url, maxConnections: 2 };
+    const statementTimeoutSeconds = this.config.pgStatementTimeout;
+    if (url) return { connectionString: url, maxConnections: 2, statementTimeoutSeconds };
     const embedded = await this.startEmbedded();
-    return { connectionString: embedded.url, maxConnections: EMBEDDED_MAX_CONNECTIONS };
+    return { connectionString: embedded.url, maxConnections: EMBEDDED_MAX_CONNECTIONS, statementTimeoutSeconds };
   }
 
   private startEmbedded(): Promise<EmbeddedPostgres> {

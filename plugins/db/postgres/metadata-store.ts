@@ -9,6 +9,8 @@ import pg from 'pg';
 import { BootError, EngineError, isBootError, type MetadataDocument, type MetadataStore, type StoredMetadata } from '../../../core/sdk/index.js';
 import { CATALOG_MIGRATIONS, LATEST_CATALOG_VERSION } from './catalog-migrations.js';
 import { isConnectionError } from './pg-errors.js';
+import { createMetadataPool, metadataDatabaseError } from './metadata-pool.js';
+import { StatementStalledError } from './stall-guard.js';
 
 /** Arbitrary constant naming the catalog's advisory lock. */
 const CATALOG_LOCK_KEY = 720_011_531;
@@ -16,6 +18,8 @@ const CATALOG_LOCK_KEY = 720_011_531;
 export interface PgMetadataDatabase {
   connectionString: string;
   maxConnections: number;
+  /** --pg-statement-timeout: the metadata database's pools get the sources' stall guard. */
+  statementTimeoutSeconds?: number | undefined;
 }
 
 export class PgMetadataStore implements MetadataStore {
@@ -66,14 +70,10 @@ export class PgMetadataStore implements MetadataStore {
    */
   async init(initial: () => MetadataDocument): Promise<number> {
     if (!this.poolOrNull) {
-      const { connectionString, maxConnections } = await this.database();
+      const { connectionString, maxConnections, statementTimeoutSeconds } = await this.database();
       this.connectionString = connectionString;
       this.exclusive = maxConnections === 1;
-      this.poolOrNull = new pg.Pool({ connectionString, max: maxConnections, application_name: 'svc-graphql-engine-metadata' });
-      // An idle client dropped by the server must not crash the process; the next query reconnects.
-      this.poolOrNull.on('error', () => {});
-      // Checked-out clients have no pool listener: a server restart must not crash the process.
-      this.poolOrNull.on('connect', (client) => client.on('error', () => {}));
+      this.poolOrNull = createMetadataPool({ connectionString, max: maxConnections, applicationName: 'svc-graphql-engine-metadata', statementTimeoutSeconds });
     }
     let client: pg.PoolClient;
     try {
@@ -130,8 +130,11 @@ export class PgMetadataStore implements MetadataStore {
     try {
       return await this.pool.query<R>(text);
     } catch (e) {
-      if (!isConnectionError(e)) throw e;
-      return this.pool.query<R>(text);
+      // A stalled path stays stalled: trying again would only double the wait.
+      if (!isConnectionError(e) || e instanceof StatementStalledError) throw metadataDatabaseError(e);
+      return this.pool.query<R>(text).catch((again: unknown) => {
+        throw metadataDatabaseError(again);
+      });
     }
   }
 
@@ -153,11 +156,15 @@ export class PgMetadataStore implements MetadataStore {
 
   /** Writes the metadata if the stored version is still `expected`; else 409 `conflict`. */
   async write(metadata: MetadataDocument, expected: number): Promise<number> {
-    const { rows } = await this.pool.query<{ resource_version: number }>(
-      `UPDATE svc_catalog.svc_metadata SET metadata = $1, resource_version = resource_version + 1
-       WHERE id = 1 AND resource_version = $2 RETURNING resource_version`,
-      [JSON.stringify(metadata), expected],
-    );
+    const { rows } = await this.pool
+      .query<{ resource_version: number }>(
+        `UPDATE svc_catalog.svc_metadata SET metadata = $1, resource_version = resource_version + 1
+         WHERE id = 1 AND resource_version = $2 RETURNING resource_version`,
+        [JSON.stringify(metadata), expected],
+      )
+      .catch((e: unknown) => {
+        throw metadataDatabaseError(e);
+      });
     const row = rows[0];
     if (!row) {
       throw new EngineError('conflict', `metadata resource version referenced (${expected}) did not match current version`, {

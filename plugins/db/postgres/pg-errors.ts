@@ -5,7 +5,7 @@
  */
 import pg from 'pg';
 import { EngineError } from '../../../core/sdk/index.js';
-import { StatementStalledError, statementTimeoutError } from './stall-guard.js';
+import { StatementStalledError, codedStall } from './stall-guard.js';
 
 const CONNECTION_ERRNOS = new Set([
   'ECONNREFUSED',
@@ -100,9 +100,7 @@ export function errorDetail(err: unknown): { code?: string; severity?: string } 
 }
 
 export function connectionEngineError(err: unknown, secrets: readonly string[]): EngineError {
-  if (err instanceof StatementStalledError) {
-    return statementTimeoutError('the connection was closed (the database or the network path to it stalled)', err.timeoutMs);
-  }
+  if (err instanceof StatementStalledError) return codedStall(err, 'the database') as EngineError;
   const detail = errorDetail(err);
   if (detail.code === '53300') {
     return new EngineError('postgres-max-connections-error', `connection error: ${scrubbedMessage(err, secrets)}`, {

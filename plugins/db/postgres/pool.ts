@@ -18,7 +18,7 @@ import {
 import { StatementDeadline, checkNotPassed, timeLimitExceeded } from './statement-deadline.js';
 import { EngineError, SpanKind, engineWorkerCount, tracing } from '../../../core/sdk/index.js';
 import { PipelineStepError, runPipeline, type PipelineRows, type PipelineStep } from './pipeline.js';
-import { guardedClientClass } from './stall-guard.js';
+import { stallGuardPoolConfig } from './stall-guard.js';
 
 export const APPLICATION_NAME = 'svc-graphql-engine';
 
@@ -111,15 +111,9 @@ export function poolConfigFor(conn: ResolvedPgConnection): PoolConfig {
     maxLifetimeSeconds: conn.pool.connectionLifetimeSeconds,
     // Idle connections must not keep a CLI command or a test run alive.
     allowExitOnIdle: true,
-    ...statementTimeoutConfig(conn.statementTimeoutSeconds),
+    // The server cancels slow statements itself; the client's guard catches a stalled path.
+    ...stallGuardPoolConfig(conn.statementTimeoutSeconds),
   };
-}
-
-/** The server cancels slow statements itself; the client's guard catches a stalled path. */
-function statementTimeoutConfig(seconds: number | null): Partial<PoolConfig> {
-  if (seconds === null || seconds <= 0) return {};
-  const ms = seconds * 1000;
-  return { statement_timeout: ms, Client: guardedClientClass(ms) };
 }
 
 export class PgSourcePool implements PgQueryable {

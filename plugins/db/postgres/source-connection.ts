@@ -50,11 +50,12 @@ import { dropChangeTracking, PgChangeFeed, supportsChangeFeed } from './change-f
 import type { PgEventLog } from './event-triggers/event-log.js';
 
 export class PgSourceConnection implements SourceConnection {
-  readonly kind = 'postgres';
+  /** `postgres`, or the kind of a plugin serving a PostgreSQL derivative through this class (Citus). */
+  readonly kind: string = 'postgres';
   readonly pool: PgSourcePool;
   /** Created on first use by the event-trigger capability; shares this pool. */
   eventLog: PgEventLog | undefined;
-  private readonly secrets: readonly string[];
+  protected readonly secrets: readonly string[];
 
   private feed: PgChangeFeed | undefined;
 

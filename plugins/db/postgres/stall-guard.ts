@@ -35,6 +35,12 @@ export function statementTimeoutError(detail: string, timeoutMs: number): Engine
   );
 }
 
+/** `err`, or for a stalled statement the coded `statement-timeout` error naming `where` it stalled. */
+export function codedStall(err: unknown, where: string): unknown {
+  if (!(err instanceof StatementStalledError)) return err;
+  return statementTimeoutError(`the connection was closed (${where}, or the network path to it, stalled)`, err.timeoutMs);
+}
+
 /** Destroys the client's socket: pending statements fail, the pool drops the client. */
 export function destroyConnection(client: unknown, err?: Error): void {
   (client as ClientInternals).connection?.stream?.destroy(err);
@@ -54,13 +60,52 @@ export function guardedClientClass(timeoutMs: number): typeof pg.Client {
     }
   }
   (GuardedClient.prototype as unknown as { query: unknown }).query = function guardedQuery(this: pg.Client, ...args: unknown[]): unknown {
+    // pg-pool's own `Pool#query` calls `client.query(text, values, callback)`: that form gets
+    // the same deadline, through its callback.
+    const last = args.length - 1;
+    if (last > 0 && typeof args[last] === 'function' && !isSubmittable(args[0])) {
+      args[last] = callbackWithStallDeadline(this, args[last] as QueryCallback, timeoutMs);
+    }
     // Looked up per call, as `super.query` would be: whatever pg.Client's query is now.
     const result = (pg.Client.prototype.query as (...a: unknown[]) => unknown).apply(this, args);
-    // Callback-style calls and submittables (cursors) manage their own lifetime.
+    // Submittables (cursors) manage their own lifetime.
     if (!(result instanceof Promise)) return result;
     return withStallDeadline(this, result, timeoutMs);
   };
   return GuardedClient;
+}
+
+function isSubmittable(query: unknown): boolean {
+  return typeof (query as { submit?: unknown } | null)?.submit === 'function';
+}
+
+type QueryCallback = (err: Error | null | undefined, result?: unknown) => void;
+
+/** `callback`, called once: with the statement's outcome, or with StatementStalledError at the deadline. */
+function callbackWithStallDeadline(client: pg.Client, callback: QueryCallback, timeoutMs: number): QueryCallback {
+  let called = false;
+  const timer = setTimeout(() => {
+    called = true;
+    callback(new StatementStalledError(timeoutMs));
+    // The statement's own error (connection terminated) then reaches the wrapper below, ignored.
+    destroyConnection(client);
+  }, timeoutMs + STALL_GRACE_MS);
+  return (err, result) => {
+    clearTimeout(timer);
+    if (called) return;
+    called = true;
+    callback(err, result);
+  };
+}
+
+/**
+ * The pool settings of `--pg-statement-timeout` (seconds; null, undefined or 0: none): PostgreSQL's
+ * own statement_timeout, and guarded clients for a path that stalls.
+ */
+export function stallGuardPoolConfig(seconds: number | null | undefined): Pick<pg.PoolConfig, 'statement_timeout' | 'Client'> {
+  if (seconds === null || seconds === undefined || seconds <= 0) return {};
+  const ms = seconds * 1000;
+  return { statement_timeout: ms, Client: guardedClientClass(ms) };
 }
 
 /** The statement timeout a guarded client enforces, or undefined for a plain client. */

@@ -4,10 +4,11 @@
  * Claims lock rows with FOR UPDATE SKIP LOCKED and mark them processing in the same statement.
  * Reading a result compares the stored session variables with the caller's (jsonb equality).
  */
-import pg from 'pg';
 import { parseLossless, stringifyLossless, type Json } from '../../../core/sdk/index.js';
+import { CatalogTableStore, type CatalogDatabase } from '../../db/postgres/catalog-table-store.js';
 import type { ActionLogStore, ActionResult, ClaimedAction, NewActionRequest } from './action-log.js';
 
+/** Arbitrary constant naming the lock that serialises creating the table. */
 const CREATE_LOCK = 720_011_617;
 
 const CREATE = `
@@ -35,50 +36,9 @@ WITH due AS (
 UPDATE svc_catalog.svc_action_log a SET status = 'processing', locked_at = now() FROM due WHERE a.id = due.id
 RETURNING a.id::text, a.action_name, a.input_payload, a.session_variables, a.request_headers`;
 
-export class PgActionLogStore implements ActionLogStore {
-  private readonly pool: pg.Pool;
-  private ready: Promise<void> | undefined;
-
-  private readonly ownsPool: boolean;
-
-  /** A connection string (a pool of our own), or a pool to share (the embedded database's). */
-  constructor(database: string | pg.Pool) {
-    this.ownsPool = typeof database === 'string';
-    if (typeof database === 'string') {
-      this.pool = new pg.Pool({ connectionString: database, max: 3, application_name: 'svc-graphql-engine-async-actions', allowExitOnIdle: true });
-      this.pool.on('error', () => {});
-    } else {
-      this.pool = database;
-    }
-  }
-
-  init(): Promise<void> {
-    this.ready ??= this.createTables().catch((e: unknown) => {
-      this.ready = undefined;
-      throw e;
-    });
-    return this.ready;
-  }
-
-  private async createTables(): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1)', [CREATE_LOCK]);
-      await client.query('CREATE SCHEMA IF NOT EXISTS svc_catalog');
-      await client.query(CREATE);
-      await client.query('COMMIT');
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw e;
-    } finally {
-      client.release();
-    }
-  }
-
-  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
-    await this.init();
-    return this.pool.query<R>(text, values);
+export class PgActionLogStore extends CatalogTableStore implements ActionLogStore {
+  constructor(database: CatalogDatabase) {
+    super(database, { ddl: CREATE, createLock: CREATE_LOCK, applicationName: 'svc-graphql-engine-async-actions' });
   }
 
   async create(r: NewActionRequest): Promise<{ id: string; createdAt: string }> {
@@ -143,7 +103,4 @@ export class PgActionLogStore implements ActionLogStore {
     await this.query(`DELETE FROM svc_catalog.svc_action_log WHERE action_name = $1`, [actionName]);
   }
 
-  async close(): Promise<void> {
-    if (this.ownsPool) await this.pool.end();
-  }
 }

@@ -6,7 +6,7 @@
  */
 import { asValue, type AwilixContainer, type Json } from '../../../core/sdk/index.js';
 import { PgActionLogStore } from './action-log-pg.js';
-import { metadataDatabase } from '../../trigger/scheduled-triggers/context.js';
+import { catalogDatabase } from '../../db/postgres/catalog-table-store.js';
 
 export interface NewActionRequest {
   actionName: string;
@@ -52,7 +52,7 @@ export function registerActionLogStore(container: AwilixContainer): void {
   let store: ActionLogStore | undefined;
   container.register(KEY, asValue({
     get(): ActionLogStore {
-      store ??= new PgActionLogStore(metadataDatabase(container, 'asynchronous actions'));
+      store ??= new PgActionLogStore(catalogDatabase(container, 'asynchronous actions'));
       return store;
     },
     async close(): Promise<void> {

@@ -11,6 +11,7 @@
  */
 import {
   definePlugin,
+  DeliveryLoop,
   isEngineError,
   OutgoingHttp,
   type Json,
@@ -39,10 +40,7 @@ function storedError(e: unknown): Json {
 }
 
 class AsyncActionRunner {
-  private running = false;
-  private loop: Promise<void> | null = null;
-  private readonly inFlight = new Map<string, AbortController>();
-  private wake: (() => void) | null = null;
+  private readonly loop: DeliveryLoop;
 
   constructor(
     private readonly store: ActionLogStore,
@@ -50,59 +48,37 @@ class AsyncActionRunner {
     private readonly resolve: (name: string) => ResolvedAction | undefined,
     private readonly logger: Logger,
     private readonly options: AsyncRunnerOptions & { shutdownTimeoutMs: number },
-  ) {}
+  ) {
+    this.loop = new DeliveryLoop(
+      {
+        round: () => this.round(),
+        roundFailed: (e) => this.logger.error('async-action', { message: 'could not fetch async actions', error: String(e) }),
+      },
+      { poolSize: options.batchSize, fetchIntervalMs: options.fetchIntervalMs, shutdownTimeoutMs: options.shutdownTimeoutMs },
+    );
+  }
 
   start(): void {
-    this.running = true;
-    this.loop = this.run().catch((e: unknown) => this.logger.error('async-action', { message: 'async action runner stopped', error: String(e) }));
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    this.wake?.();
-    await this.loop;
-    const deadline = Date.now() + this.options.shutdownTimeoutMs;
-    while (this.inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    const unfinished = [...this.inFlight.keys()];
-    for (const c of this.inFlight.values()) c.abort();
+    const unfinished = await this.loop.stop();
+    if (unfinished.length === 0) return;
     await this.store.release(unfinished).catch((e: unknown) => this.logger.error('async-action', { message: 'could not release unfinished actions', error: String(e) }));
   }
 
-  private async run(): Promise<void> {
-    while (this.running) {
-      let claimed: ClaimedAction[] = [];
-      const room = this.options.batchSize - this.inFlight.size;
-      if (room > 0) {
-        try {
-          claimed = await this.store.claim(room, this.options.lockTimeoutSeconds);
-        } catch (e) {
-          this.logger.error('async-action', { message: 'could not fetch async actions', error: String(e) });
-        }
-      }
-      for (const a of claimed) this.process(a);
-      if (!this.running) break;
-      if (claimed.length === 0 || this.inFlight.size >= this.options.batchSize) await this.nap(this.options.fetchIntervalMs);
-    }
-  }
-
-  private nap(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = () => {
-        this.wake = null;
-        done();
-      };
-    });
+  /** True when the claim filled every free slot. */
+  private async round(): Promise<boolean> {
+    const room = this.loop.free;
+    if (room <= 0) return true;
+    const claimed = await this.store.claim(room, this.options.lockTimeoutSeconds);
+    for (const a of claimed) this.process(a);
+    return claimed.length === room;
   }
 
   private process(a: ClaimedAction): void {
     const controller = new AbortController();
-    this.inFlight.set(a.id, controller);
     const action = this.resolve(a.actionName);
     const work = action
       ? callHandler({
@@ -116,14 +92,12 @@ class AsyncActionRunner {
           signal: controller.signal,
         })
       : Promise.reject(new Error(`action with name "${a.actionName}" does not exist`));
-    work
+    // Aborted at shutdown: nothing is stored, the stop puts the request back to created.
+    const stored = work
       .then((output) => (controller.signal.aborted ? undefined : this.store.complete(a.id, output)))
       .catch((e: unknown) => (controller.signal.aborted ? undefined : this.store.fail(a.id, storedError(e))))
-      .catch((e: unknown) => this.logger.error('async-action', { message: 'could not store an async action result', id: a.id, error: String(e) }))
-      .finally(() => {
-        this.inFlight.delete(a.id);
-        if (this.running && this.inFlight.size === this.options.batchSize - 1) this.wake?.();
-      });
+      .catch((e: unknown) => this.logger.error('async-action', { message: 'could not store an async action result', id: a.id, error: String(e) }));
+    this.loop.track(a.id, controller, stored);
   }
 }
 

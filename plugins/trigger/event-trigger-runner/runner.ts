@@ -20,6 +20,7 @@ import {
   type ResolvedSource,
   decideRetry,
   deliverWebhook,
+  DeliveryLoop,
   type Json,
   type MetricsRegistry,
   SpanKind,
@@ -43,11 +44,6 @@ export interface RunnerDeps {
   metrics: MetricsRegistry;
 }
 
-interface InFlight {
-  log: EventLog;
-  controller: AbortController;
-}
-
 /** The webhook body, in the reference's EventPayload shape. */
 export function eventPayload(e: ClaimedEvent, trigger: ResolvedEventTrigger): Json {
   return {
@@ -67,39 +63,37 @@ function triggersOf(source: ResolvedSource): Map<string, ResolvedEventTrigger> {
 }
 
 export class EventTriggerRunner {
-  private running = false;
-  private loop: Promise<void> | null = null;
-  private readonly inFlight = new Map<string, InFlight>();
+  private readonly loop: DeliveryLoop;
   private readonly writers = new Map<EventLog, OutcomeWriter>();
   private readonly toRelease = new Map<EventLog, string[]>();
-  private wake: (() => void) | null = null;
-  private settled: (() => void) | null = null;
 
   constructor(
     private readonly deps: RunnerDeps,
     private readonly options: RunnerOptions,
-  ) {}
+  ) {
+    this.loop = new DeliveryLoop(
+      {
+        round: () => this.round(),
+        roundFailed: (e) => this.deps.logger.error('event-trigger', { message: 'could not fetch events', error: String(e) }),
+      },
+      {
+        poolSize: options.poolSize,
+        fetchIntervalMs: options.fetchIntervalMs,
+        shutdownTimeoutMs: options.shutdownTimeoutMs,
+        // Claim again once half a batch of slots is free, not one event per freed slot.
+        refillAt: Math.max(1, Math.floor(Math.min(options.batchSize, options.poolSize) / 2)),
+      },
+    );
+  }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run().catch((e: unknown) => this.deps.logger.error('event-trigger', { message: 'event trigger runner stopped', error: String(e) }));
+    this.loop.start();
   }
 
   /** Graceful stop: no new claims, in-flight deliveries get until the timeout, the rest are unlocked. */
   async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    this.wake?.();
-    await this.loop;
-    if (this.inFlight.size > 0) {
-      await Promise.race([
-        new Promise<void>((r) => (this.settled = r)),
-        new Promise<void>((r) => setTimeout(r, this.options.shutdownTimeoutMs).unref()),
-      ]);
-      for (const f of this.inFlight.values()) f.controller.abort();
-      while (this.inFlight.size > 0) await new Promise<void>((r) => (this.settled = r));
-    }
+    if (!this.loop.running) return;
+    await this.loop.stop();
     await Promise.all([...this.writers.values()].map((w) => w.flush()));
     for (const [log, ids] of this.toRelease) {
       await log.release(ids).catch((e: unknown) =>
@@ -109,31 +103,12 @@ export class EventTriggerRunner {
     this.toRelease.clear();
   }
 
-  private async run(): Promise<void> {
-    while (this.running) {
-      const full = await this.round();
-      if (!this.running) break;
-      if (!full) {
-        await this.nap(this.options.fetchIntervalMs);
-        continue;
-      }
-      // Claiming one event per freed slot would cost a query per event: wait until half a batch
-      // of slots is free (or the interval passes) before claiming again.
-      const wanted = Math.max(1, Math.floor(Math.min(this.options.batchSize, this.options.poolSize) / 2));
-      while (this.running && this.free() < wanted) await this.nap(this.options.fetchIntervalMs, true);
-    }
-  }
-
-  private free(): number {
-    return this.options.poolSize - this.inFlight.size;
-  }
-
   /** One pass over the sources; true when some source filled its batch (more are likely due). */
   private async round(): Promise<boolean> {
     let full = false;
     for (const source of this.deps.cache().sources.values()) {
-      const limit = Math.min(this.options.batchSize, this.free());
-      if (limit <= 0 || !this.running) return true;
+      const limit = Math.min(this.options.batchSize, this.loop.free);
+      if (limit <= 0 || !this.loop.running) return true;
       const triggers = triggersOf(source);
       const support = this.deps.support(source.kind);
       if (triggers.size === 0 || !support) continue;
@@ -151,24 +126,6 @@ export class EventTriggerRunner {
     return full;
   }
 
-  /** Sleeps `ms`, or until stopped; with `untilSlot`, also until a delivery finishes. */
-  private nap(ms: number, untilSlot = false): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = () => {
-        this.wake = null;
-        done();
-      };
-      if (untilSlot) this.slotWaiter = this.wake;
-    });
-  }
-
-  private slotWaiter: (() => void) | null = null;
-
   private writer(log: EventLog): OutcomeWriter {
     let w = this.writers.get(log);
     if (!w) this.writers.set(log, (w = new OutcomeWriter(log, this.deps.logger)));
@@ -180,7 +137,7 @@ export class EventTriggerRunner {
     ids.push(id);
     this.toRelease.set(log, ids);
     // While running, unlock at once so another round (or engine) can take it.
-    if (this.running) {
+    if (this.loop.running) {
       this.toRelease.delete(log);
       void log.release(ids).catch(() => {});
     }
@@ -193,7 +150,6 @@ export class EventTriggerRunner {
       return;
     }
     const controller = new AbortController();
-    this.inFlight.set(e.id, { log, controller });
     const metrics = this.deps.metrics;
     // created_at is UTC without a zone (the event log's `timestamp` column).
     if (metrics.enabled) metrics.engine.eventTriggerLag.observe({ source, trigger: e.triggerName }, (Date.now() - Date.parse(`${e.createdAt}Z`)) / 1000);
@@ -207,7 +163,7 @@ export class EventTriggerRunner {
         signal: controller.signal,
       });
     // Traced, the delivery continues the trace of the request whose write captured the event.
-    (tracing.active
+    const delivery = (tracing.active
       ? tracing.span(
           'event-trigger delivery',
           { 'svc.event_trigger': e.triggerName, 'svc.event_id': e.id, 'svc.source': source },
@@ -239,13 +195,7 @@ export class EventTriggerRunner {
       .catch((err: unknown) => {
         this.deps.logger.error('event-trigger', { message: 'delivery failed unexpectedly', event_id: e.id, error: String(err) });
         this.release(log, e.id);
-      })
-      .finally(() => {
-        this.inFlight.delete(e.id);
-        const w = this.slotWaiter;
-        this.slotWaiter = null;
-        w?.();
-        if (this.inFlight.size === 0) this.settled?.();
       });
+    this.loop.track(e.id, controller, delivery);
   }
 }

@@ -11,6 +11,7 @@
 import {
   decideRetry,
   deliverWebhook,
+  DeliveryLoop,
   MissingEnvVarError,
   type EnvLookup,
   type Json,
@@ -21,7 +22,7 @@ import {
 import type { ResolvedCronTriggers } from '../scheduled-triggers/resolve.js';
 import { webhookSpecOf } from '../scheduled-triggers/resolve.js';
 import type { ScheduledWebhookConf } from '../scheduled-triggers/definition.js';
-import type { ClaimedScheduledEvent, ScheduledEventKind, ScheduledEventStore, ScheduledOutcome } from '../scheduled-triggers/store.js';
+import type { ClaimedScheduledEvent, ScheduledEventStore, ScheduledOutcome } from '../scheduled-triggers/store.js';
 import type { SchedulerClock } from '../scheduled-triggers/context.js';
 import { topUpCronEvents } from '../scheduled-triggers/events.js';
 
@@ -60,57 +61,30 @@ export function scheduledPayload(e: ClaimedScheduledEvent, conf: ScheduledWebhoo
   return body;
 }
 
-interface InFlight {
-  kind: ScheduledEventKind;
-  controller: AbortController;
-}
-
 export class ScheduledTriggerRunner {
-  private running = false;
-  private loop: Promise<void> | null = null;
-  private readonly inFlight = new Map<string, InFlight>();
-  private wake: (() => void) | null = null;
-  private settled: (() => void) | null = null;
+  private readonly loop: DeliveryLoop;
   private nextGeneration = 0;
 
   constructor(
     private readonly deps: ScheduledRunnerDeps,
     private readonly options: ScheduledRunnerOptions,
-  ) {}
+  ) {
+    this.loop = new DeliveryLoop(
+      {
+        round: () => this.round(),
+        roundFailed: (e) => this.deps.logger.error('scheduled-trigger', { message: 'could not fetch scheduled events', error: String(e) }),
+      },
+      { poolSize: options.poolSize, fetchIntervalMs: options.fetchIntervalMs, shutdownTimeoutMs: options.shutdownTimeoutMs },
+    );
+  }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run().catch((e: unknown) => this.deps.logger.error('scheduled-trigger', { message: 'scheduled trigger runner stopped', error: String(e) }));
+    this.loop.start();
   }
 
   /** Graceful stop: no new claims; in-flight deliveries get until the timeout, the rest go back to scheduled. */
   async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    this.wake?.();
-    await this.loop;
-    if (this.inFlight.size === 0) return;
-    await Promise.race([
-      new Promise<void>((r) => (this.settled = r)),
-      new Promise<void>((r) => setTimeout(r, this.options.shutdownTimeoutMs).unref()),
-    ]);
-    for (const f of this.inFlight.values()) f.controller.abort();
-    while (this.inFlight.size > 0) await new Promise<void>((r) => (this.settled = r));
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      let full = false;
-      try {
-        await this.generate();
-        full = await this.round();
-      } catch (e) {
-        this.deps.logger.error('scheduled-trigger', { message: 'could not fetch scheduled events', error: String(e) });
-      }
-      if (!this.running) break;
-      await this.nap(full && this.inFlight.size < this.options.poolSize ? 0 : this.options.fetchIntervalMs);
-    }
+    await this.loop.stop();
   }
 
   private async generate(): Promise<void> {
@@ -122,10 +96,11 @@ export class ScheduledTriggerRunner {
     await this.deps.store.withCronTriggers([...triggers.keys()], (tx) => topUpCronEvents(tx, triggers, now, this.options.eventsAhead));
   }
 
-  /** True when the claim filled its batch (more are likely due). */
+  /** Tops cron triggers up, then claims; true when the claim filled its batch or no slot is free. */
   private async round(): Promise<boolean> {
-    const limit = Math.min(this.options.batchSize, this.options.poolSize - this.inFlight.size);
-    if (limit <= 0) return false;
+    await this.generate();
+    const limit = Math.min(this.options.batchSize, this.loop.free);
+    if (limit <= 0) return true;
     const triggers = this.deps.triggers().triggers;
     const events = await this.deps.store.claim({
       now: this.deps.clock().now(),
@@ -135,20 +110,6 @@ export class ScheduledTriggerRunner {
     });
     for (const e of events) this.dispatch(e);
     return events.length === limit;
-  }
-
-  private nap(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = () => {
-        this.wake = null;
-        done();
-      };
-    });
   }
 
   private release(e: ClaimedScheduledEvent): void {
@@ -193,8 +154,7 @@ export class ScheduledTriggerRunner {
       return;
     }
     const controller = new AbortController();
-    this.inFlight.set(e.id, { kind: e.kind, controller });
-    deliverWebhook({ http: this.deps.http, spec, payload: scheduledPayload(e, conf), sessionVariables: null, logVersion: '1', signal: controller.signal })
+    const delivery = deliverWebhook({ http: this.deps.http, spec, payload: scheduledPayload(e, conf), sessionVariables: null, logVersion: '1', signal: controller.signal })
       .then(async (result) => {
         if (controller.signal.aborted && result.status === null) {
           this.release(e);
@@ -209,11 +169,7 @@ export class ScheduledTriggerRunner {
       .catch((err: unknown) => {
         this.deps.logger.error('scheduled-trigger', { message: 'delivery failed unexpectedly', event_id: e.id, error: String(err) });
         this.release(e);
-      })
-      .finally(() => {
-        this.inFlight.delete(e.id);
-        if (this.inFlight.size === 0) this.settled?.();
-        if (this.running && this.inFlight.size === this.options.poolSize - 1) this.wake?.();
       });
+    this.loop.track(e.id, controller, delivery);
   }
 }

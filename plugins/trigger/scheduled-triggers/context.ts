@@ -3,8 +3,8 @@
  * lazily on the metadata database), the clock (system time unless a test registers a faster
  * one as `scheduledTriggerClock`) and the resolved cron triggers of a snapshot.
  */
-import { asValue, EngineError, type AwilixContainer, type EnvLookup, type SchemaCache } from '../../../core/sdk/index.js';
-import type pg from 'pg';
+import { asValue, type AwilixContainer, type EnvLookup, type SchemaCache } from '../../../core/sdk/index.js';
+import { catalogDatabase } from '../../db/postgres/catalog-table-store.js';
 import { PgScheduledEventStore } from './pg-store.js';
 import type { ScheduledEventStore } from './store.js';
 import { cronTriggersResolver, type ResolvedCronTriggers } from './resolve.js';
@@ -26,7 +26,7 @@ export function registerScheduledServices(container: AwilixContainer): void {
   let store: ScheduledEventStore | undefined;
   container.register(STORE_KEY, asValue({
     get(): ScheduledEventStore {
-      store ??= new PgScheduledEventStore(metadataDatabase(container, 'scheduled triggers'));
+      store ??= new PgScheduledEventStore(catalogDatabase(container, 'scheduled triggers'));
       return store;
     },
     async close(): Promise<void> {
@@ -36,20 +36,6 @@ export function registerScheduledServices(container: AwilixContainer): void {
   }));
   const env = (): EnvLookup => (container.hasRegistration('env') ? container.resolve<EnvLookup>('env') : process.env);
   container.register(RESOLVER_KEY, asValue(cronTriggersResolver(env)));
-}
-
-/**
- * How to reach the PostgreSQL metadata database the tables live in: the metadata store's own pool
- * when it must be shared (the embedded database), else its connection string for a pool of ours.
- * Other metadata stores have none.
- */
-export function metadataDatabase(container: AwilixContainer, feature: string): string | pg.Pool {
-  const store = container.hasRegistration('metadataStore') ? container.resolve<{ sharedPool?: () => pg.Pool | undefined }>('metadataStore') : undefined;
-  const shared = store?.sharedPool?.();
-  if (shared) return shared;
-  const url = container.hasRegistration('metadataDatabaseUrl') ? container.resolve<string | undefined>('metadataDatabaseUrl') : undefined;
-  if (url === undefined) throw new EngineError('unexpected', `${feature} need a metadata store in a PostgreSQL database`);
-  return url;
 }
 
 export function scheduledEventStore(container: AwilixContainer): ScheduledEventStore {

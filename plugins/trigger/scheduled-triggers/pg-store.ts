@@ -5,8 +5,9 @@
  * them to `locked` in the same statement, so two engines never take the same event in one try.
  * Times come from the runner's clock as parameters (tests run the clock fast).
  */
-import pg from 'pg';
+import type pg from 'pg';
 import type { Json } from '../../../core/sdk/index.js';
+import { CatalogTableStore, type CatalogDatabase } from '../../db/postgres/catalog-table-store.js';
 import type { OneOffEventConf, ScheduledWebhookConf } from './definition.js';
 import type {
   ClaimedScheduledEvent,
@@ -167,68 +168,18 @@ function oneOffConf(r: ClaimRow): ScheduledWebhookConf {
   };
 }
 
-export class PgScheduledEventStore implements ScheduledEventStore {
-  private readonly pool: pg.Pool;
-  private ready: Promise<void> | undefined;
-
-  private readonly ownsPool: boolean;
-
-  /** A connection string (a pool of our own), or a pool to share (the embedded database's). */
-  constructor(database: string | pg.Pool) {
-    this.ownsPool = typeof database === 'string';
-    if (typeof database === 'string') {
-      this.pool = new pg.Pool({ connectionString: database, max: 3, application_name: 'svc-graphql-engine-scheduled-triggers', allowExitOnIdle: true });
-      this.pool.on('error', () => {});
-    } else {
-      this.pool = database;
-    }
-  }
-
-  init(): Promise<void> {
-    this.ready ??= this.create().catch((e: unknown) => {
-      this.ready = undefined;
-      throw e;
-    });
-    return this.ready;
-  }
-
-  private async create(): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1)', [CREATE_LOCK]);
-      await client.query('CREATE SCHEMA IF NOT EXISTS svc_catalog');
-      await client.query(CREATE);
-      await client.query('COMMIT');
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw e;
-    } finally {
-      client.release();
-    }
-  }
-
-  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
-    await this.init();
-    return this.pool.query<R>(text, values);
+export class PgScheduledEventStore extends CatalogTableStore implements ScheduledEventStore {
+  constructor(database: CatalogDatabase) {
+    super(database, { ddl: CREATE, createLock: CREATE_LOCK, applicationName: 'svc-graphql-engine-scheduled-triggers' });
   }
 
   async withCronTriggers<T>(triggerNames: readonly string[], fn: (tx: CronEventsTx) => Promise<T>): Promise<T> {
     await this.init();
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    return this.transaction(async (client) => {
       // Sorted, so two transactions locking overlapping sets cannot deadlock.
       await client.query(`SELECT pg_advisory_xact_lock($1, hashtext(n)) FROM unnest($2::text[]) AS n ORDER BY n`, [CRON_LOCK, [...triggerNames].sort()]);
-      const result = await fn(cronTx(client));
-      await client.query('COMMIT');
-      return result;
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw e;
-    } finally {
-      client.release();
-    }
+      return fn(cronTx(client));
+    });
   }
 
   async addOneOffEvent(conf: OneOffEventConf): Promise<string> {
@@ -357,7 +308,4 @@ export class PgScheduledEventStore implements ScheduledEventStore {
     return (rowCount ?? 0) > 0;
   }
 
-  async close(): Promise<void> {
-    if (this.ownsPool) await this.pool.end();
-  }
 }

@@ -12,7 +12,7 @@ import type { Engine } from '../../../core/engine.js';
 import { call, metadata, startTestEngine } from '../../helpers/engine.js';
 import { ADMIN, ADMIN_SECRET, asUser, trackItems } from '../../helpers/hardening.js';
 import { createTestDatabase, sqlOn, type TestDatabase } from '../../helpers/database.js';
-import { startStallingProxy, type StallingProxy } from '../../helpers/stalling-proxy.js';
+import { startStallingProxyTo, type StallingDatabaseProxy } from '../../helpers/stalling-proxy.js';
 
 const STATEMENT_TIMEOUT_S = 1;
 const POOL_TIMEOUT_S = 1;
@@ -37,24 +37,21 @@ async function timed(engine: Engine, body: unknown, headers: Record<string, stri
 describe('faults: the database behind a stalling TCP proxy (integration)', function () {
   this.timeout(120_000);
   let db: TestDatabase;
-  let proxy: StallingProxy;
+  let proxy: StallingDatabaseProxy;
   let engine: Engine;
 
   before(async () => {
     db = await createTestDatabase('harden3_stall');
-    const target = new URL(db.url);
-    proxy = await startStallingProxy(target.hostname, Number(target.port || 5432));
-    const proxied = new URL(db.url);
-    proxied.host = `127.0.0.1:${proxy.port}`;
+    proxy = await startStallingProxyTo(db.url);
     engine = await startTestEngine({
-      databaseUrl: proxied.toString(),
+      databaseUrl: proxy.url,
       metadataDatabaseUrl: db.url,
       adminSecret: ADMIN_SECRET,
       pgStatementTimeout: STATEMENT_TIMEOUT_S,
       poolTimeout: POOL_TIMEOUT_S,
       pgConnections: MAX_CONNECTIONS,
     });
-    await trackItems(engine, { ...db, sql: sqlOn(proxied.toString()) });
+    await trackItems(engine, { ...db, sql: sqlOn(proxy.url) });
   });
   after(async () => {
     await engine?.close();
@@ -123,9 +120,7 @@ describe('faults: the database behind a stalling TCP proxy (integration)', funct
   });
 
   it('without --pg-statement-timeout, an API-limits time_limit still ends a stalled statement: the cancel cannot get through, so the connection is closed', async () => {
-    const proxied = new URL(db.url);
-    proxied.host = `127.0.0.1:${proxy.port}`;
-    const limited = await startTestEngine({ databaseUrl: proxied.toString(), metadataDatabaseUrl: db.url, adminSecret: ADMIN_SECRET });
+    const limited = await startTestEngine({ databaseUrl: proxy.url, metadataDatabaseUrl: db.url, adminSecret: ADMIN_SECRET });
     try {
       const set = await metadata(limited, { type: 'set_api_limits', args: { time_limit: { global: 1 } } }, ADMIN);
       expect(set.status, JSON.stringify(set.body)).to.equal(200);

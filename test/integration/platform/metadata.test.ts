@@ -129,6 +129,14 @@ describe('metadata API (integration)', function () {
     const refused = await metadata(engine, { type: 'replace_metadata', version: 2, args: { metadata: next } });
     expect(refused.status).to.equal(400);
     expect(refused.body.code).to.equal('unexpected');
+    // The reference's replace_metadata builds strictly: every inconsistency counts, and its message
+    // has no "new" (that one belongs to the other operations' check of what they added).
+    expect(refused.body.error).to.equal('cannot continue due to inconsistent metadata');
+    expect(refused.body.path).to.equal('$.args');
+    // The same on the legacy endpoint, with the metadata itself as the arguments (version 1).
+    const legacy = await call(engine, '/v1/query', { type: 'replace_metadata', args: next });
+    expect(legacy.status).to.equal(400);
+    expect(legacy.body).to.deep.include({ code: 'unexpected', error: 'cannot continue due to inconsistent metadata', path: '$.args' });
     expect(refused.body.internal).to.be.an('array').with.length(1);
     expect(refused.body.internal[0]).to.include({ type: 'source', name: 'source broken' });
 

@@ -2,7 +2,8 @@
  * --workers 2 as real processes (node:cluster): both workers serve the one port, a metadata
  * change made through either is seen by the other on the very next request (the schema sync
  * poll is off, so only the primary's relay can explain it), an event trigger fires once per
- * event (only worker 1 delivers), and SIGTERM stops everything cleanly.
+ * event (only worker 1 delivers), source health checks run once and every worker reports them,
+ * and SIGTERM stops everything cleanly.
  */
 import { expect } from 'chai';
 import { Agent, request } from 'node:http';
@@ -20,9 +21,13 @@ interface Answer {
 const fresh = new Agent({ keepAlive: false });
 
 function post(url: string, path: string, body: unknown): Promise<Answer> {
-  const text = JSON.stringify(body);
+  return send(url, path, 'POST', JSON.stringify(body));
+}
+
+function send(url: string, path: string, method: 'GET' | 'POST', text = ''): Promise<Answer> {
+  const headers = method === 'POST' ? { ...ADMIN, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } : ADMIN;
   return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { method: 'POST', agent: fresh, headers: { ...ADMIN, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } }, (res) => {
+    const req = request(`${url}${path}`, { method, agent: fresh, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -126,6 +131,33 @@ describe('--workers 2: one port, shared metadata, background work once (integrat
     expect(new Set(ids).size).to.equal(10);
     const bodies = sink.requests.map((r) => r.json.event.data.new.body as string).sort();
     expect(bodies).to.deep.equal(Array.from({ length: 10 }, (_, i) => `note ${i}`).sort());
+  });
+
+  it('runs source health checks once, in worker 1, and answers /healthz/sources the same in every worker', async () => {
+    await db.sql('CREATE TABLE health_probe (at timestamptz NOT NULL DEFAULT clock_timestamp())');
+    const health_check = { interval: 1, test: { sql: 'INSERT INTO health_probe DEFAULT VALUES' } };
+    const updated = await meta({ type: 'pg_update_source', args: { name: 'default', health_check } });
+    expect(updated.status, JSON.stringify(updated.body)).to.equal(200);
+    // Two requests in a row go to the two workers: the same outcome, to the millisecond of its
+    // timestamp, is one check's report (each worker checking would stamp its own times).
+    let pair: Answer[] = [];
+    const deadline = Date.now() + 30_000;
+    const same = () =>
+      new Set(pair.map((a) => a.worker)).size === 2 &&
+      pair.every((a) => a.body?.default?.status === 'OK') &&
+      pair[0]!.body.default.timestamp === pair[1]!.body.default.timestamp;
+    while (Date.now() < deadline) {
+      pair = [await send(engine.url, '/healthz/sources', 'GET'), await send(engine.url, '/healthz/sources', 'GET')];
+      if (same()) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(same(), JSON.stringify(pair)).to.equal(true);
+    // One check a second for the engine, not one per worker.
+    const count = async () => Number((await db.sql('SELECT count(*) AS n FROM health_probe')).rows[0].n);
+    const before = await count();
+    await new Promise((r) => setTimeout(r, 4000));
+    expect((await count()) - before).to.be.within(2, 6);
+    expect((await meta({ type: 'pg_update_source', args: { name: 'default', health_check: null } })).status).to.equal(200);
   });
 
   it('stops every process on SIGTERM', async () => {

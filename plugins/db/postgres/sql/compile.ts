@@ -2,13 +2,13 @@
  * One root field → one statement returning one row with one column, `root`: the field's JSON as
  * text (so the driver hands over the database's bytes untouched).
  */
-import type { CompiledStatement, CompileOptions, RootFieldIR } from '../../../../core/sdk/index.js';
+import type { CompiledStatement, RootFieldIR } from '../../../../core/sdk/index.js';
 import { aggregateLevel } from './aggregate.js';
-import { CompileContext } from './context.js';
+import { CompileContext, type PgCompileOptions } from './context.js';
 import { selectLevel } from './select.js';
 import { statementName } from './statement-name.js';
 
-export function compileRootField(ir: RootFieldIR, options: CompileOptions): CompiledStatement {
+export function compileRootField(ir: RootFieldIR, options: PgCompileOptions): CompiledStatement {
   const ctx = new CompileContext(options);
   let text = rootFieldSql(ctx, ir);
   // $1 (the session) is always sent; a parameter the text never mentions has no type the

@@ -13,18 +13,27 @@ export interface SqlParam extends TypedValueIR {
   readonly check?: 'limit' | 'offset';
 }
 
+/** What a kind of the PostgreSQL family asks of this compiler beyond the engine's options. */
+export interface PgCompileOptions extends CompileOptions {
+  /**
+   * Build every row with `json_build_object`, never `row_to_json` of a lateral: Citus cannot
+   * plan that lateral in every join between its kinds of tables (the reference does the same).
+   */
+  rowsWithJsonBuildObject?: boolean;
+}
+
 /** Parameter 1 is always the session JSON, so the statement's own parameters start at 2. */
 const FIRST_PARAM = 2;
 
 export class CompileContext {
   readonly params: SqlParam[] = [];
-  readonly options: CompileOptions;
+  readonly options: PgCompileOptions;
   /** Whether the text reads `$1` (a session variable). */
   usesSession = false;
   private readonly paramIndex = new Map<string, number>();
   private aliasCount = 0;
 
-  constructor(options: CompileOptions) {
+  constructor(options: PgCompileOptions) {
     this.options = options;
   }
 

@@ -4,4 +4,4 @@
  */
 export { compileRootField } from './compile.js';
 export { bindValues } from './bind.js';
-export type { SqlParam } from './context.js';
+export type { PgCompileOptions, SqlParam } from './context.js';

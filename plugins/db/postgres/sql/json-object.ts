@@ -13,7 +13,8 @@
  * and row_to_json's output is ~12% smaller (no blanks around `:`).
  *
  * Keys of a lateral are identifiers, which PostgreSQL truncates beyond 63 bytes; for such keys
- * (and for aggregates, which cannot sit in a lateral) `json_build_object` is used instead.
+ * (and for aggregates, which cannot sit in a lateral, and for Citus: `rowsWithJsonBuildObject`)
+ * `json_build_object` is used instead.
  * It takes at most 100 arguments, so more than 50 pairs are built in chunks and their texts
  * spliced together.
  */
@@ -54,7 +55,7 @@ export interface RowJson {
 }
 
 export function rowJson(ctx: CompileContext, pairs: JsonPair[]): RowJson {
-  if (pairs.length === 0 || !pairs.every((p) => fitsIdentifier(p.key))) {
+  if (pairs.length === 0 || ctx.options.rowsWithJsonBuildObject === true || !pairs.every((p) => fitsIdentifier(p.key))) {
     return { lateral: '', expr: jsonObjectSql(pairs) };
   }
   const e = ctx.alias();

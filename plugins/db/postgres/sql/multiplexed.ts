@@ -12,10 +12,10 @@
  * session variables by name, the statement's values by position (as text, cast to their type
  * where they are used, so one statement serves every value) and a stream's cursor.
  */
-import { type CompileOptions, errors, type MultiplexedStatement, type StreamIR, type SubscriptionFieldIR } from '../../../../core/sdk/index.js';
+import { errors, type MultiplexedStatement, type StreamIR, type SubscriptionFieldIR } from '../../../../core/sdk/index.js';
 import { aggregateLevel } from './aggregate.js';
 import { baseSelect } from './base.js';
-import { CompileContext } from './context.js';
+import { CompileContext, type PgCompileOptions } from './context.js';
 import { fieldsRow } from './fields.js';
 import { jsonObjectSql, type JsonPair } from './json-object.js';
 import { quoteIdent, quoteLiteral, sqlType } from './quote.js';
@@ -54,7 +54,7 @@ export interface PgMultiplexedStatement extends MultiplexedStatement {
   cursorColumn: string | null;
 }
 
-export function compileMultiplexed(fields: readonly SubscriptionFieldIR[], options: CompileOptions): PgMultiplexedStatement {
+export function compileMultiplexed(fields: readonly SubscriptionFieldIR[], options: PgCompileOptions): PgMultiplexedStatement {
   const ctx = new CohortContext(options);
   const streams: string[] = [];
   const from: string[] = [];

@@ -13,7 +13,6 @@
  *     permission checks and from upserts of the same rows (one snapshot per statement).
  */
 import {
-  type CompileOptions,
   type InsertIR,
   type MutationIR,
   type MutationReturnIR,
@@ -21,6 +20,7 @@ import {
   type TableRef,
   type UpdateIR,
 } from '../../../../../core/sdk/index.js';
+import type { PgCompileOptions } from '../context.js';
 import { quoteTable } from '../quote.js';
 import { rootFieldSql } from '../compile.js';
 import { emptyOutputJson, outputSql, readsRelationships } from './output.js';
@@ -30,7 +30,7 @@ import { COUNT_SQL, RESULT, deleteDml, directWriteSql, dmlChecksRows, insertDml,
 
 type Dml = (ctx: StatementContext) => string;
 
-export function compileMutation(ir: MutationIR, options: CompileOptions): PgCompiledMutation {
+export function compileMutation(ir: MutationIR, options: PgCompileOptions): PgCompiledMutation {
   const b = new ProgramBuilder(options);
   const program = compileProgram(b, ir);
   return new PgCompiledMutation(b.params, program, b.slotCount);

@@ -3,7 +3,7 @@
  * own placeholder numbering, as the read compiler's), and its parameters are then split into the
  * plan's params (shared by the whole program, bound once per request) and run-time slots.
  */
-import type { CompileOptions } from '../../../../../core/sdk/index.js';
+import type { PgCompileOptions } from '../context.js';
 import { CompileContext, type SqlParam } from '../context.js';
 import type { ArgSource, PgStatement } from './program.js';
 import { statementName } from '../statement-name.js';
@@ -37,7 +37,7 @@ export class ProgramBuilder {
   readonly params: SqlParam[] = [];
   private slots = 0;
 
-  constructor(readonly options: CompileOptions) {}
+  constructor(readonly options: PgCompileOptions) {}
 
   newSlot(): number {
     return this.slots++;

@@ -92,7 +92,8 @@ export function kindPrefix(kind: string): string {
     case 'pg':
       return 'pg';
     case 'citus':
-      return 'citus';
+    case 'dist':
+      return 'dist';
     case 'mssql':
     case 'sqlb':
       return 'sqlb';

@@ -73,6 +73,7 @@ function Sources() {
             Kind
             <select value={kind} onChange={(e) => setKind(e.target.value)}>
               <option value="pg">PostgreSQL (pg)</option>
+              <option value="dist">Citus (dist)</option>
               <option value="sqlb">sqlb</option>
               <option value="wh">wh</option>
             </select>
