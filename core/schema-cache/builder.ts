@@ -118,6 +118,7 @@ async function buildSource(deps: BuilderDeps, meta: SourceMetadata, known?: Data
       defaultTriggerOnReplication: kind.eventTriggers?.defaultTriggerOnReplication ?? false,
       scalarTypes: scalarTypesOf(kind),
       computedFieldArguments: kind.computedFieldArguments ?? 'row',
+      mutations: kind.capabilities?.mutations === true,
       ...(kind.checkRelationship ? { checkRelationship: (check: RelationshipCheck) => kind.checkRelationship!(check) } : {}),
     });
     resolved.source.capabilities = kind.capabilities ?? {};

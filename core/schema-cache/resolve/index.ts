@@ -60,6 +60,8 @@ export interface ResolveOptions {
   scalarTypes?: ScalarTypes;
   /** How the kind's computed fields get the row (DatabaseKind.computedFieldArguments); `row` when absent. */
   computedFieldArguments?: 'row' | 'columns';
+  /** Whether the kind has mutations; without, insert/update/delete permissions are inconsistent. Default true. */
+  mutations?: boolean;
   /** The kind's join rules (`DatabaseKind.checkRelationship`); every relationship allowed when absent. */
   checkRelationship?: RelationshipRule;
 }
@@ -146,7 +148,7 @@ export async function resolveSource(
   for (const t of tables) inconsistencies.push(...resolveComputedFields({ ...fnEnv, tables: new Set(serving.keys()), mapsColumns }, t));
 
   // Step 6: permissions, whose expressions may reach any serving table of the source.
-  for (const t of tables) inconsistencies.push(...resolveTablePermissions(meta.name, t, serving));
+  for (const t of tables) inconsistencies.push(...resolveTablePermissions(meta.name, t, serving, options.mutations ?? true));
 
   // Step 7: tracked functions, which return rows of serving tables.
   const fns = resolveFunctions({ ...fnEnv, tables: serving }, meta.functions ?? []);

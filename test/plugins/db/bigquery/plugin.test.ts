@@ -51,7 +51,10 @@ describe('db/bigquery: the kind in an engine (stand-in)', function () {
   });
 
   it('has no operations for what it does not declare', async () => {
-    for (const type of ['wh_run_sql', 'wh_track_function', 'wh_set_table_is_enum', 'wh_create_event_trigger', 'wh_create_remote_relationship']) {
+    const undeclared = ['wh_run_sql', 'wh_track_function', 'wh_set_table_is_enum', 'wh_create_event_trigger', 'wh_create_remote_relationship'];
+    // Read-only: no permission a mutation would be held to can be set.
+    const writes = ['wh_create_insert_permission', 'wh_create_update_permission', 'wh_create_delete_permission'];
+    for (const type of [...undeclared, ...writes]) {
       const res = await h.meta({ type, args: { source: SOURCE, table: table('article'), sql: 'SELECT 1' } });
       expect(res.status, type).to.equal(400);
     }
@@ -178,6 +181,13 @@ describe('db/bigquery: the kind in an engine (stand-in)', function () {
     expect((await h.meta({ type: 'export_metadata', args: {} })).body).to.deep.equal(exported);
     h.answer(() => rootAnswer(list(rec(INT)), [[1]]));
     expect((await gql('{ conf_article(limit: 1) { id } }')).data).to.deep.equal({ conf_article: [{ id: 1 }] });
+    // An insert permission on a read-only source would be ignored: the document is refused instead.
+    const withInsert = structuredClone(exported) as { sources: Array<{ name: string; tables: Array<Record<string, unknown>> }> };
+    withInsert.sources.find((s) => s.name === SOURCE)!.tables[0]!['insert_permissions'] = [{ role: 'user', permission: { check: {}, columns: ['id'] } }];
+    const refused = await h.meta({ type: 'replace_metadata', args: withInsert });
+    expect(refused.status).to.equal(400);
+    expect(JSON.stringify(refused.body)).to.include('insert_permission').and.include('has no mutations');
+    expect((await h.meta({ type: 'export_metadata', args: {} })).body).to.deep.equal(exported);
   });
 
   it('drops the source and what depends on it', async () => {
