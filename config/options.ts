@@ -125,7 +125,10 @@ export const EXPERIMENTAL_FEATURE_SUPPORT: { readonly [K in ExperimentalFeature]
   streaming_subscriptions: { feature: 'streaming-subscriptions', note: '`<table>_stream` subscriptions are served, given or not' },
   gateway_federation: { built: false, note: 'not built (no Apollo federation `_service` / `_entities`)' },
   hide_update_many_fields: { built: true, note: 'hides the `update_<table>_many` root fields' },
-  wh_string_numeric_input: { built: false, note: 'not built' },
+  wh_string_numeric_input: {
+    feature: 'wh-string-numeric-input',
+    note: 'numeric columns of `wh_` (BigQuery) sources take numbers or strings holding them as input (scalars `wh_int`, `wh_float`, `wh_decimal`)',
+  },
   hide_aggregation_predicates: { built: true, note: 'hides the `<relationship>_aggregate` fields of bool-exp types' },
   hide_stream_fields: { built: true, note: 'hides the `<table>_stream` root fields' },
 };

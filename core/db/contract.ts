@@ -152,6 +152,18 @@ export interface DatabaseKind {
   readonly kind: string;
   /** The metadata operation prefix (`pg`). */
   readonly prefix: string;
+  /**
+   * The key a table's schema has in this kind's metadata documents (`dataset` for the warehouse
+   * kind: `{dataset, name}`); `schema` when absent. Exports write tables with it; every
+   * operation and replace_metadata read either key.
+   */
+  readonly tableSchemaKey?: string;
+  /**
+   * How a computed field's function gets the row, with `capabilities.computedFields`: the row
+   * itself (`table_argument`, the default), or columns mapped to its arguments
+   * (`argument_mapping`, with the `return_table` its rows are: the warehouse kind).
+   */
+  readonly computedFieldArguments?: 'row' | 'columns';
   /** What the kind supports; operations needing a capability it lacks do not exist for it. */
   readonly capabilities?: Readonly<KindCapabilities>;
   /**

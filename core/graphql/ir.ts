@@ -34,7 +34,9 @@ export type FunctionArgValueIR =
   /** The session variables as one JSON value, of the argument's type (`json`/`jsonb`). */
   | { kind: 'session'; dbType: string }
   /** The row the call is made for (computed fields): the current row of the table. */
-  | { kind: 'row' };
+  | { kind: 'row' }
+  /** A column of the row the call is made for (the warehouse kind's `argument_mapping`). */
+  | { kind: 'column'; name: string };
 
 export interface FunctionArgIR {
   /** Null: passed by position. Positional arguments come first, in the function's order. */

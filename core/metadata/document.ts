@@ -45,6 +45,10 @@ function normaliseSource(s: Record<string, unknown>): SourceMetadata {
   const tables = ((s['tables'] as unknown[]) ?? []).map((t) => {
     const entry = { ...(t as Record<string, unknown>) };
     if (typeof entry['table'] === 'string') entry['table'] = { schema: 'public', name: entry['table'] };
+    // The warehouse kind's metadata names a table's schema `dataset` (`{dataset, name}`).
+    else if (isObject(entry['table']) && entry['table']['schema'] === undefined && typeof entry['table']['dataset'] === 'string') {
+      entry['table'] = { schema: entry['table']['dataset'], name: entry['table']['name'] };
+    }
     return entry;
   });
   const functions = Array.isArray(s['functions']) ? { functions: (s['functions'] as unknown[]).map(normaliseFunction) } : {};
@@ -73,12 +77,16 @@ function upgradeLegacy(raw: Record<string, unknown>, path: string, defaultSource
   return { ...(rest as Partial<MetadataDocument>), version: 3, sources: [source] };
 }
 
-/** The export form: keys in the reference order, empty collections left out. */
-export function exportMetadata(doc: MetadataDocument): Record<string, unknown> {
+/**
+ * The export form: keys in the reference order, empty collections left out. `tableSchemaKey`
+ * names, per source kind, the key its tables' schema is written under (`dataset` for the
+ * warehouse kind, as the reference exports it); `schema` otherwise.
+ */
+export function exportMetadata(doc: MetadataDocument, tableSchemaKey: (kind: string) => string = () => 'schema'): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const rec = doc as unknown as Record<string, unknown>;
   for (const key of METADATA_KEY_ORDER) {
-    const value = key === 'sources' ? doc.sources.map(orderSource) : rec[key];
+    const value = key === 'sources' ? doc.sources.map((s) => orderSource(withTableKey(s, tableSchemaKey(s.kind)))) : rec[key];
     if (key !== 'version' && key !== 'sources' && isEmpty(value)) continue;
     out[key] = value;
   }
@@ -86,6 +94,12 @@ export function exportMetadata(doc: MetadataDocument): Record<string, unknown> {
     if (!(key in out) && !isEmpty(value) && !(METADATA_KEY_ORDER as readonly string[]).includes(key)) out[key] = value;
   }
   return out;
+}
+
+function withTableKey(s: SourceMetadata, key: string): SourceMetadata {
+  if (key === 'schema') return s;
+  const tables = s.tables.map((t) => ({ ...t, table: { [key]: t.table.schema, name: t.table.name } })) as unknown as SourceMetadata['tables'];
+  return { ...s, tables };
 }
 
 function orderSource(s: SourceMetadata): Record<string, unknown> {

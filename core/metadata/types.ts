@@ -133,6 +133,9 @@ export interface ComputedFieldMetadata {
     function: QualifiedFunction | string;
     table_argument?: string | null;
     session_argument?: string | null;
+    /** The warehouse kind's form: function argument → table column, and the table its rows are. */
+    argument_mapping?: Record<string, string>;
+    return_table?: QualifiedTable | { dataset: string; name: string };
   };
   comment?: string | null;
 }

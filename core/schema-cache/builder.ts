@@ -117,6 +117,8 @@ async function buildSource(deps: BuilderDeps, meta: SourceMetadata, known?: Data
       env: deps.container.hasRegistration('env') ? deps.container.resolve<NodeJS.ProcessEnv>('env') : process.env,
       defaultTriggerOnReplication: kind.eventTriggers?.defaultTriggerOnReplication ?? false,
       scalarTypes: scalarTypesOf(kind),
+      computedFieldArguments: kind.computedFieldArguments ?? 'row',
+      mutations: kind.capabilities?.mutations === true,
       ...(kind.checkRelationship ? { checkRelationship: (check: RelationshipCheck) => kind.checkRelationship!(check) } : {}),
     });
     resolved.source.capabilities = kind.capabilities ?? {};

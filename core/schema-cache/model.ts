@@ -127,7 +127,9 @@ export interface ResolvedFunctionArg {
   typeSchema?: string;
   typeKind?: CatalogColumn['typeKind'];
   hasDefault: boolean;
-  role: 'input' | 'session' | 'row';
+  role: 'input' | 'session' | 'row' | 'column';
+  /** With role `column`: the table column the argument takes (`argument_mapping`). */
+  column?: string;
 }
 
 export interface ResolvedFunction {

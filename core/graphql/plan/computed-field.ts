@@ -34,7 +34,10 @@ export function implicitCall(cfv: ComputedFieldView, ctx: PlanContext, path: str
 export function rowCall(cf: ResolvedComputedField): FunctionCallIR {
   return {
     function: cf.function,
-    args: cf.args.map((a) => ({ name: null, value: a.role === 'session' ? { kind: 'session', dbType: a.type } : { kind: 'row' } })),
+    args: cf.args.map((a) => ({
+      name: null,
+      value: a.role === 'session' ? { kind: 'session', dbType: a.type } : a.role === 'column' ? { kind: 'column', name: a.column! } : { kind: 'row' },
+    })),
   };
 }
 

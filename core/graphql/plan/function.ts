@@ -43,7 +43,7 @@ export function buildCall(
     }
   }
   const valueOf = (a: ResolvedFunctionArg): FunctionArgValueIR | undefined =>
-    a.role === 'row' ? { kind: 'row' } : a.role === 'session' ? { kind: 'session', dbType: a.type } : given.get(a.field);
+    a.role === 'row' ? { kind: 'row' } : a.role === 'column' ? { kind: 'column', name: a.column! } : a.role === 'session' ? { kind: 'session', dbType: a.type } : given.get(a.field);
 
   const args: FunctionArgIR[] = [];
   let positional = true;

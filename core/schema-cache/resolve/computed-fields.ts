@@ -42,6 +42,8 @@ export interface ComputedFieldEnv {
   functions: ReadonlyMap<string, CatalogFunction[]>;
   /** Keys of the serving tables, which table-returning functions must return. */
   tables: ReadonlySet<string>;
+  /** The kind maps columns to the function's arguments (`argument_mapping`, `return_table`). */
+  mapsColumns?: boolean;
 }
 
 /** Resolves `t`'s computed fields into `t.computedFields`; returns the ones that failed. */
@@ -91,6 +93,7 @@ function definitionFunction(cf: ComputedFieldMetadata): QualifiedFunction {
 }
 
 function resolveOne(env: ComputedFieldEnv, t: ResolvedTable, cf: ComputedFieldMetadata): ResolvedComputedField {
+  if (env.mapsColumns) return resolveMapped(env, t, cf);
   const fn = definitionFunction(cf);
   const catalog = singleFunction(env.functions.get(tableKey(fn)), fn);
   const qf = quotedFunction(fn);
@@ -150,6 +153,51 @@ function resolveOne(env: ComputedFieldEnv, t: ResolvedTable, cf: ComputedFieldMe
     catalog,
     metadata: cf,
     returns,
+    args: named,
+    argsTypeName: tableTypeName(`${cf.name}_${t.identifier}_args`, env.customization, env.naming),
+    description: describe(cf, catalog, fn),
+  };
+}
+
+/**
+ * The warehouse kind's form: a table-valued function whose arguments named in `argument_mapping`
+ * take the row's columns, the others coming from the client's `args`; its rows are those of
+ * `return_table` (else the table the catalog says it returns), which must be tracked.
+ */
+function resolveMapped(env: ComputedFieldEnv, t: ResolvedTable, cf: ComputedFieldMetadata): ResolvedComputedField {
+  const fn = definitionFunction(cf);
+  const catalog = singleFunction(env.functions.get(tableKey(fn)), fn);
+  const qf = quotedFunction(fn);
+  const reasons: string[] = [];
+  if (!isGraphQLName(cf.name)) reasons.push(`${quote(cf.name)} is not valid GraphQL name`);
+  const mapping = cf.definition?.argument_mapping;
+  if (mapping === undefined) throw cannotAdd(t, cf.name, ['"argument_mapping" is required for this kind']);
+  const args = functionArgs(catalog);
+  for (const [argument, column] of Object.entries(mapping)) {
+    const arg = args.find((a) => a.name === argument);
+    if (!arg) reasons.push(`${quote(argument)} is not an input argument of the function ${qf}`);
+    else if (!t.columnsByName.has(column)) reasons.push(`the column ${quote(column)} mapped to argument ${quote(argument)} does not exist in table ${quoteTable(t.table)}`);
+    else {
+      arg.role = 'column';
+      arg.column = column;
+    }
+  }
+  const given = cf.definition?.return_table === undefined ? null : toQualifiedTable(cf.definition.return_table);
+  const returnsTable = given ?? catalog.returnsTable;
+  if (!catalog.returnsSet) reasons.push(`the function ${qf} is not a table-valued function`);
+  if (!returnsTable) reasons.push(`the function ${qf} returns rows of no known table; give "return_table"`);
+  else if (!env.tables.has(tableKey(returnsTable))) reasons.push(`the return table ${quote(qualifiedTableName(returnsTable))} is not tracked or not found in database`);
+  if (reasons.length > 0) throw cannotAdd(t, cf.name, reasons);
+  // The client's `args` hold the arguments no column feeds, numbered as the function lists them.
+  const implicit = new Set(args.flatMap((a, i) => (a.role === 'column' ? [i] : [])));
+  const named = functionArgs(catalog, implicit).map((a, i) => ({ ...a, ...(args[i]!.role === 'column' ? { role: 'column' as const, column: args[i]!.column! } : {}) }));
+  return {
+    name: cf.name,
+    table: t.key,
+    function: fn,
+    catalog,
+    metadata: cf,
+    returns: { kind: 'table', table: tableKey(returnsTable!) },
     args: named,
     argsTypeName: tableTypeName(`${cf.name}_${t.identifier}_args`, env.customization, env.naming),
     description: describe(cf, catalog, fn),

@@ -58,6 +58,10 @@ export interface ResolveOptions {
   defaultTriggerOnReplication?: boolean;
   /** The kind's column-type facts; none (every type opaque) when absent. */
   scalarTypes?: ScalarTypes;
+  /** How the kind's computed fields get the row (DatabaseKind.computedFieldArguments); `row` when absent. */
+  computedFieldArguments?: 'row' | 'columns';
+  /** Whether the kind has mutations; without, insert/update/delete permissions are inconsistent. Default true. */
+  mutations?: boolean;
   /** The kind's join rules (`DatabaseKind.checkRelationship`); every relationship allowed when absent. */
   checkRelationship?: RelationshipRule;
 }
@@ -140,10 +144,11 @@ export async function resolveSource(
   // relationship's name; permissions list them, so they come first.
   const serving = new Map(tables.map((t) => [t.key, t] as const));
   const fnEnv = { source: meta.name, customization, naming, functions: indexed.functions };
-  for (const t of tables) inconsistencies.push(...resolveComputedFields({ ...fnEnv, tables: new Set(serving.keys()) }, t));
+  const mapsColumns = options.computedFieldArguments === 'columns';
+  for (const t of tables) inconsistencies.push(...resolveComputedFields({ ...fnEnv, tables: new Set(serving.keys()), mapsColumns }, t));
 
   // Step 6: permissions, whose expressions may reach any serving table of the source.
-  for (const t of tables) inconsistencies.push(...resolveTablePermissions(meta.name, t, serving));
+  for (const t of tables) inconsistencies.push(...resolveTablePermissions(meta.name, t, serving, options.mutations ?? true));
 
   // Step 7: tracked functions, which return rows of serving tables.
   const fns = resolveFunctions({ ...fnEnv, tables: serving }, meta.functions ?? []);

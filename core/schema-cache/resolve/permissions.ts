@@ -53,12 +53,17 @@ function failureOf(e: unknown): string {
  * Checks every permission of `t` against the serving tables; keeps the valid ones (parsed, in
  * export form) in `t.permissions` and returns the others as inconsistent objects.
  */
-export function resolveTablePermissions(source: string, t: ResolvedTable, tables: ReadonlyMap<string, ResolvedTable>): InconsistentObject[] {
+export function resolveTablePermissions(source: string, t: ResolvedTable, tables: ReadonlyMap<string, ResolvedTable>, writable = true): InconsistentObject[] {
   const out: InconsistentObject[] = [];
   for (const type of PERMISSION_TYPES) {
     const resolved = new Map<string, AnyPermission>();
     const entries = (t.metadata[LIST_KEY[type]] ?? []) as PermissionEntry<unknown>[];
     for (const entry of entries) {
+      // A read-only kind has no mutation to hold the permission to: kept, it would be ignored.
+      if (!writable && type !== 'select') {
+        out.push(permissionInconsistency(source, t.table, type, entry, `the source's database kind has no mutations, so ${type} permissions cannot be set`));
+        continue;
+      }
       try {
         const permission = parsePermission(type, entry.permission, '$.permission');
         validatePermission(type, entry.role, permission, t, tables);

@@ -19,6 +19,7 @@ import {
   dropDependencyError,
   EngineError,
   expectObject,
+  jsonTypeName,
   fieldKind,
   type OperationContext,
   type OperationResult,
@@ -40,8 +41,13 @@ import {
 
 const PLUGIN_ID = 'metadata/computed-fields';
 
+/** Whether the prefix's kind maps columns to the function's arguments (the warehouse kind). */
+const mapsColumns = (ctx: OperationContext, prefix: string): boolean => ctx.dbKind(prefix).computedFieldArguments === 'columns';
+
 function target(ctx: OperationContext, args: ArgsObject, prefix: string): { sourceName: string; meta: TableMetadata } {
   const table = requireTable(args, 'table', ARGS_PATH);
+  // The warehouse kind's operations name their source explicitly (the spec marks it required).
+  if (mapsColumns(ctx, prefix)) requireString(args, 'source', ARGS_PATH);
   const source = requireSourceOfKind(ctx.draft, sourceNameArg(args, ARGS_PATH), ctx.dbKind(prefix), ARGS_PATH);
   return { sourceName: source.name, meta: requireTrackedTable(source, table, `${ARGS_PATH}.table`) };
 }
@@ -59,11 +65,39 @@ function parseDefinition(value: unknown): ComputedFieldMetadata['definition'] {
   return out;
 }
 
+const COLUMN_FORM_KEYS = ['function', 'argument_mapping', 'return_table'];
+
+/**
+ * The warehouse form: `{function: {dataset, name} (R), argument_mapping: {<argument>: <column>} (R),
+ * return_table: {dataset, name}}`, stored with `{dataset, name}` names as the reference exports them.
+ */
+function parseColumnsDefinition(value: unknown): ComputedFieldMetadata['definition'] {
+  const path = `${ARGS_PATH}.definition`;
+  const obj = expectObject(value, path);
+  for (const k of Object.keys(obj)) {
+    if (!COLUMN_FORM_KEYS.includes(k)) throw parseFailed(`unexpected key "${k}"; expected one of ${COLUMN_FORM_KEYS.join(', ')}`, `${path}.${k}`);
+  }
+  const fn = parseTableName(requireKey(obj, 'function', path), `${path}.function`);
+  const mapping = expectObject(requireKey(obj, 'argument_mapping', path), `${path}.argument_mapping`);
+  const argumentMapping: Record<string, string> = {};
+  for (const [argument, column] of Object.entries(mapping)) {
+    if (typeof column !== 'string') throw parseFailed(`expected String, but encountered ${jsonTypeName(column)}`, `${path}.argument_mapping.${argument}`);
+    argumentMapping[argument] = column;
+  }
+  const out: ComputedFieldMetadata['definition'] = { function: { dataset: fn.schema, name: fn.name } as unknown as { schema: string; name: string }, argument_mapping: argumentMapping };
+  if (obj['return_table'] !== undefined && obj['return_table'] !== null) {
+    const t = parseTableName(obj['return_table'], `${path}.return_table`);
+    out.return_table = { dataset: t.schema, name: t.name };
+  }
+  return out;
+}
+
 async function addComputedField(ctx: OperationContext, args: ArgsObject, prefix: string): Promise<OperationResult> {
   requireTable(args, 'table', ARGS_PATH);
   const name = requireString(args, 'name', ARGS_PATH);
   if (name === '') throw parseFailed('empty string not allowed', `${ARGS_PATH}.name`);
-  const definition = parseDefinition(requireKey(args, 'definition', ARGS_PATH));
+  const rawDefinition = requireKey(args, 'definition', ARGS_PATH);
+  const definition = mapsColumns(ctx, prefix) ? parseColumnsDefinition(rawDefinition) : parseDefinition(rawDefinition);
   const comment = optionalString(args, 'comment', ARGS_PATH);
   const { sourceName, meta } = target(ctx, args, prefix);
   const field: ComputedFieldMetadata = { name, definition };

@@ -38,9 +38,19 @@ const argsObject = (op: MetadataOperation, ctx: OperationContext): Record<string
 /** Cron triggers created with `include_in_metadata: false` stay out of exports (and replacements). */
 const hiddenCronTrigger = (t: Record<string, unknown>): boolean => t['include_in_metadata'] === false;
 
+/** The key a kind's tables name their schema with in exports (`dataset` for the warehouse kind). */
+function tableSchemaKey(ctx: OperationContext, kind: string): string {
+  try {
+    return ctx.dbKind(kind).tableSchemaKey ?? 'schema';
+  } catch {
+    // A source of a kind no loaded plugin serves keeps the common form.
+    return 'schema';
+  }
+}
+
 function exportOp(op: MetadataOperation, ctx: OperationContext): OperationResult {
   const shown = (ctx.draft.cron_triggers ?? []).filter((t) => !hiddenCronTrigger(t));
-  const metadata = exportMetadata({ ...ctx.draft, cron_triggers: shown });
+  const metadata = exportMetadata({ ...ctx.draft, cron_triggers: shown }, (kind) => tableSchemaKey(ctx, kind));
   if (op.version === 2) return { body: { resource_version: ctx.cache.resourceVersion, metadata } };
   return { body: metadata };
 }

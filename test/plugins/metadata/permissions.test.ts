@@ -49,8 +49,12 @@ describe('metadata/permissions plugin', () => {
 
   it('registers every prefix, and the legacy forms only on /v1/query', async () => {
     for (const prefix of ['pg', 'sqlb', 'dist', 'wh']) {
-      for (const op of ['create_select_permission', 'drop_insert_permission', 'set_permission_comment']) {
+      for (const op of ['create_select_permission', 'drop_select_permission', 'set_permission_comment']) {
         expect(hooks.onMetadataOperation.get(`${prefix}_${op}`), `${prefix}_${op}`).to.not.equal(undefined);
+      }
+      // Insert, update and delete permissions exist only for kinds with mutations (here the pg stand-in).
+      for (const op of ['create_insert_permission', 'drop_update_permission', 'create_delete_permission']) {
+        expect(hooks.onMetadataOperation.get(`${prefix}_${op}`) !== undefined, `${prefix}_${op}`).to.equal(prefix === 'pg');
       }
     }
     const ctx = await setup();

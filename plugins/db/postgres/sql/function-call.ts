@@ -30,6 +30,9 @@ export function callSql(ctx: CompileContext, call: FunctionCallIR, row: string |
         if (row === null) throw errors.unexpected('a row argument outside a row context');
         v = row;
         break;
+      case 'column':
+        // Only the warehouse kind's computed fields map columns to arguments.
+        throw errors.unexpected('a column argument in a PostgreSQL call');
     }
     return a.name === null ? v : `${quoteIdent(a.name)} => ${v}`;
   });

@@ -4,7 +4,7 @@
  */
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
 import { ConsoleClient } from './api/client';
-import type { InconsistentObject, MetadataDocument } from './api/metadata';
+import { withTableSchemas, type InconsistentObject, type MetadataDocument } from './api/metadata';
 
 export interface ConsoleState {
   client: ConsoleClient;
@@ -37,7 +37,7 @@ export function ConsoleProvider({ client, children }: { client: ConsoleClient; c
         client.metadata<MetadataDocument>({ type: 'export_metadata', version: 1, args: {} }),
         client.metadata<{ inconsistent_objects: InconsistentObject[] }>({ type: 'get_inconsistent_metadata', args: {} }),
       ]);
-      setMetadata(md);
+      setMetadata(withTableSchemas(md));
       setInconsistent(inc.inconsistent_objects ?? []);
       setLoadError(null);
     } catch (e) {

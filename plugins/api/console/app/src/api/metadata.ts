@@ -105,6 +105,12 @@ export function kindPrefix(kind: string): string {
   }
 }
 
+/** The warehouse kind exports its tables as `{dataset, name}`: the console reads the dataset as the schema. */
+export function withTableSchemas(md: MetadataDocument): MetadataDocument {
+  const schemaOf = (t: QualifiedName & { dataset?: string }): QualifiedName => (t.schema === undefined && t.dataset !== undefined ? { schema: t.dataset, name: t.name } : t);
+  return { ...md, sources: md.sources.map((s) => ({ ...s, tables: s.tables.map((t) => ({ ...t, table: schemaOf(t.table) })) })) };
+}
+
 export const tableLabel = (t: QualifiedName): string => (t.schema === 'public' ? t.name : `${t.schema}.${t.name}`);
 export const sameTable = (a: QualifiedName, b: QualifiedName): boolean => a.schema === b.schema && a.name === b.name;
 
