@@ -230,7 +230,7 @@ export { sessionVariablesOf } from '../graphql/execute/mutation.js';
 export { parseGraphQLHttpBody, parseGraphQLQueryString, parseGraphQLRequest } from '../graphql/execute/request.js';
 export type { GraphQLHttpRequest, GraphQLRequest } from '../graphql/execute/request.js';
 export { graphqlErrorJson } from '../graphql/execute/errors.js';
-export { isLosslessInteger, parseLossless, stringifyLossless, unmarkLossless } from '../lossless-json.js';
+export { isLosslessInteger, isLosslessNumber, parseLossless, stringifyLossless, unmarkLossless } from '../lossless-json.js';
 export { explainRequest, parseExplainBody } from '../graphql/execute/explain.js';
 
 // ---- HTTP -----------------------------------------------------------------------------------
