@@ -144,7 +144,7 @@ export type { RawSqlOptions, RawSqlResult } from '../db/raw-sql.js';
 
 // ---- Query and mutation IR ------------------------------------------------------------------
 export type * from '../graphql/ir.js';
-export { AGGREGATE_PREDICATES, PAIR_ARGUMENTS, type AggregatePredicateFn, type AggregatePredicateSignature } from '../graphql/aggregate-predicates.js';
+export { aggregatePredicatesOf, PAIR_ARGUMENTS, type AggregatePredicateFacts, type AggregatePredicateFn, type AggregatePredicateSignature } from '../graphql/aggregate-predicates.js';
 export type * from '../graphql/ir-mutation.js';
 export { returningSelect } from '../graphql/ir-mutation.js';
 

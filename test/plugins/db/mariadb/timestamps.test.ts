@@ -6,61 +6,25 @@
  * (values and key order), besides the literal values expected.
  */
 import { expect } from 'chai';
-import { createConnection, type Connection } from 'mysql2/promise';
-import { randomBytes } from 'node:crypto';
-import type { Engine } from '../../../../core/engine.js';
-import { createTestDatabase, type TestDatabase } from '../../../helpers/database.js';
-import { metadata, startTestEngine } from '../../../helpers/engine.js';
+import { startTwin, type Twin } from './twin.js';
 
-const ADMIN = { 'x-svc-admin-secret': 'secret' };
-const MARIA = { host: process.env['SVC_TEST_MARIADB_HOST'] ?? '127.0.0.1', port: Number(process.env['SVC_TEST_MARIADB_PORT'] ?? 3306), user: 'root' };
 const ROWS = `(1, '2024-01-01 10:00:00', 'a'), (2, '2024-01-01 10:00:00.12', 'b'), (3, '2024-06-30 23:59:59.999999', 'c'), (4, NULL, 'd')`;
 
 describe('db/mariadb timestamps read and written as PostgreSQL does (integration)', function () {
   this.timeout(60_000);
-  const database = `gaps_ts_${randomBytes(4).toString('hex')}`;
-  let maria: Connection;
-  let pg: TestDatabase;
-  let engine: Engine;
-
-  /** The raw answer text of a query, from PostgreSQL (`event`) and MariaDB (`m_event`). */
-  const both = async (query: string): Promise<{ pg: string; maria: string }> => {
-    const run = async (q: string): Promise<string> => {
-      const res = await fetch(`${engine.url}/v1/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...ADMIN }, body: JSON.stringify({ query: q }) });
-      // The kinds space their JSON differently; the values are what must match.
-      return JSON.stringify(JSON.parse(await res.text()));
-    };
-    const fromPg = await run(query);
-    const fromMaria = (await run(query.replace(/\bevent/g, 'm_event').replace(/\b(insert|update|delete)_event/g, '$1_m_event'))).replace(/m_event/g, 'event');
-    return { pg: fromPg, maria: fromMaria };
-  };
-  const same = async (query: string): Promise<string> => {
-    const r = await both(query);
-    expect(r.maria, query).to.equal(r.pg);
-    return r.maria;
-  };
+  let twin: Twin;
+  const same = (query: string): Promise<string> => twin.same(query);
 
   before(async () => {
-    maria = await createConnection(MARIA);
-    await maria.query(`CREATE DATABASE ${database}`);
-    await maria.query(`CREATE TABLE ${database}.event (id INT PRIMARY KEY, at DATETIME(6) NULL, label VARCHAR(20) NOT NULL)`);
-    await maria.query(`INSERT INTO ${database}.event VALUES ${ROWS}`);
-    pg = await createTestDatabase('maria_ts', `CREATE TABLE event (id int PRIMARY KEY, at timestamp(6) NULL, label varchar(20) NOT NULL); INSERT INTO event VALUES ${ROWS};`);
-    engine = await startTestEngine({ databaseUrl: pg.url, adminSecret: 'secret', unauthorizedRole: undefined });
-    for (const step of [
-      { type: 'pg_track_table', args: { table: 'event' } },
-      { type: 'maria_add_source', args: { name: 'maria', configuration: { connection_info: { ...MARIA, database, pool_settings: { max_connections: 2 } } } } },
-      { type: 'maria_track_table', args: { source: 'maria', table: { schema: database, name: 'event' }, configuration: { custom_name: 'm_event' } } },
-    ]) {
-      const r = await metadata(engine, step, ADMIN);
-      expect(r.status, JSON.stringify(r.body)).to.equal(200);
-    }
+    twin = await startTwin({
+      prefix: 'ts',
+      pgSql: `CREATE TABLE event (id int PRIMARY KEY, at timestamp(6) NULL, label varchar(20) NOT NULL); INSERT INTO event VALUES ${ROWS};`,
+      mariaSql: (db) => [`CREATE TABLE ${db}.event (id INT PRIMARY KEY, at DATETIME(6) NULL, label VARCHAR(20) NOT NULL)`, `INSERT INTO ${db}.event VALUES ${ROWS}`],
+      tables: ['event'],
+    });
   });
   after(async () => {
-    await engine?.close();
-    await pg?.drop();
-    await maria?.query(`DROP DATABASE IF EXISTS ${database}`);
-    await maria?.end();
+    await twin?.close();
   });
 
   it('selects DATETIME values as ISO 8601 with T, fractions trimmed, NULL as null', async () => {
