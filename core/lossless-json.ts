@@ -1,19 +1,27 @@
 /**
- * JSON whose integers beyond 2^53 survive a parse and a serialise. `JSON.parse` rounds them
- * (a `bigint` id 9007199254740993 would come back as ...992 and no longer match its row), and
- * Node 20 has neither `JSON.rawJSON` nor the reviver's source text. So, outside strings, every
- * integer token too large for a double is read as a marked string, and written back as the bare
- * digits. Texts without a run of 16 digits (nearly all) are parsed by `JSON.parse` alone.
+ * JSON whose numbers survive a parse and a serialise digit for digit. `JSON.parse` rounds
+ * integers beyond 2^53 (a `bigint` id 9007199254740993 would come back as ...992 and no longer
+ * match its row) and decimals with more significant digits than a double holds (a `numeric`
+ * 12345678901234567.89), and Node 20 has neither `JSON.rawJSON` nor the reviver's source text.
+ * So, outside strings, every number token a double may not hold exactly is read as a marked
+ * string, and written back as the bare token. Texts without 16 digits in a row (a dot allowed
+ * among them) are parsed by `JSON.parse` alone: nearly all.
  */
 
 /** The marked form of a big integer inside a parsed value: a string no client sends. */
 const MARK = '\u0000svc-int:';
-const MARKED = /"\\u0000svc-int:(-?\d+)"/g;
-const LONG_DIGITS = /\d{16}/;
+const MARKED = /"\\u0000svc-int:(-?[\d.eE+-]+)"/g;
+const LONG_DIGITS = /\d{16}|[\d.]{17}/;
+const INTEGER = /^-?\d+$/;
 
-/** True for an integer token that a double cannot hold exactly. */
+/**
+ * True for a number token a double may not hold exactly: an integer beyond 2^53, or a decimal
+ * with more than 15 significant digits (15 always survive a round trip through a double).
+ */
 function unsafe(token: string): boolean {
-  return !/[.eE]/.test(token) && !Number.isSafeInteger(Number(token));
+  if (INTEGER.test(token)) return !Number.isSafeInteger(Number(token));
+  const mantissa = token.replace(/[eE].*$/, '').replace(/[-.]/g, '').replace(/^0+/, '');
+  return mantissa.length > 15;
 }
 
 /** Parses JSON text, keeping integers beyond 2^53 exact (as marked strings). */
@@ -48,17 +56,23 @@ export function parseLossless(text: string): unknown {
   return JSON.parse(out + text.slice(from));
 }
 
-/** Serialises a value from `parseLossless`, writing big integers back as bare digits. */
+/** Serialises a value from `parseLossless`, writing marked numbers back as their bare tokens. */
 export function stringifyLossless(value: unknown): string {
   const text = JSON.stringify(value);
   return text.includes('\\u0000svc-int:') ? text.replace(MARKED, '$1') : text;
 }
 
-/** A big integer from `parseLossless` as its digits (a string); any other value unchanged. */
+/** A marked number from `parseLossless` as its token (a string); any other value unchanged. */
 export function unmarkLossless(v: unknown): unknown {
   return typeof v === 'string' && v.startsWith(MARK) ? v.slice(MARK.length) : v;
 }
 
+/** A marked number that is an integer (a `bigint` beyond 2^53). */
 export function isLosslessInteger(v: unknown): boolean {
+  return typeof v === 'string' && v.startsWith(MARK) && INTEGER.test(v.slice(MARK.length));
+}
+
+/** Any marked number: a big integer or a long decimal. */
+export function isLosslessNumber(v: unknown): boolean {
   return typeof v === 'string' && v.startsWith(MARK);
 }

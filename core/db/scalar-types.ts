@@ -41,6 +41,22 @@ export interface ScalarTypeTable {
    * integer, a `text` column a string); types not listed are left to the database to parse.
    */
   jsonLiterals?: { readonly [K in JsonLiteral]?: readonly string[] };
+  /**
+   * The types of the aggregate predicates (`where: {articles_aggregate: {count: {predicate: ...}}}`,
+   * core/graphql/aggregate-predicates.ts): the floating-point type that `avg`, `max`, `min`,
+   * `sum`, `stddev_samp`, `var_samp`, `corr` and `covar_samp` take and answer (`float8`), and the
+   * integer type `count` answers (`int4`); `bool_and`/`bool_or` take `boolean`. `unsupported`
+   * names functions the database cannot run. A kind without this entry offers no predicates.
+   */
+  aggregatePredicates?: { float: string; count: string; unsupported?: readonly string[] };
+}
+
+/** The types a kind's aggregate predicates use (from its table's `aggregatePredicates` and `boolean`). */
+export interface AggregatePredicateTypes {
+  float: string;
+  count: string;
+  boolean: string | null;
+  unsupported: readonly string[];
 }
 
 /** The JSON literal kinds permission values are checked against. */
@@ -80,6 +96,7 @@ export class ScalarTypes {
   readonly enumValueType: string | null;
   readonly builtInTypeSchema: string | null;
   private readonly literals: ReadonlyMap<string, JsonLiteral>;
+  readonly aggregatePredicateTypes: AggregatePredicateTypes | null;
 
   constructor(table: ScalarTypeTable = {}) {
     this.aliases = table.aliases ?? {};
@@ -99,6 +116,8 @@ export class ScalarTypes {
       for (const t of types) literals.set(t, literal);
     }
     this.literals = literals;
+    const agg = table.aggregatePredicates;
+    this.aggregatePredicateTypes = agg ? { float: agg.float, count: agg.count, boolean: this.booleanType, unsupported: agg.unsupported ?? [] } : null;
   }
 
   canonical(dbType: string): string {

@@ -195,7 +195,9 @@ export interface ExternalContext {
 /**
  * Resolves one remote-relationship field for a batch of parent rows: `keys[i]` holds the join
  * values of row i; the answer holds one value per row (null when a key is null). One call for
- * the whole batch, never one per row.
+ * the whole batch, never one per row. Keys and answers are `parseLossless` values: a number a
+ * double cannot hold is a marked string (`unmarkLossless` gives its digits), and the answers
+ * are serialised with `stringifyLossless`.
  */
 export interface RemoteJoin {
   resolve(keys: ReadonlyArray<Readonly<Record<string, unknown>>>, ctx: ExternalContext): Promise<unknown[]>;

@@ -145,7 +145,7 @@ export type { RawSqlOptions, RawSqlResult } from '../db/raw-sql.js';
 
 // ---- Query and mutation IR ------------------------------------------------------------------
 export type * from '../graphql/ir.js';
-export { AGGREGATE_PREDICATES, PAIR_ARGUMENTS, type AggregatePredicateFn, type AggregatePredicateSignature } from '../graphql/aggregate-predicates.js';
+export { aggregatePredicatesOf, PAIR_ARGUMENTS, type AggregatePredicateFacts, type AggregatePredicateFn, type AggregatePredicateSignature } from '../graphql/aggregate-predicates.js';
 export type * from '../graphql/ir-mutation.js';
 export { returningSelect } from '../graphql/ir-mutation.js';
 
@@ -242,7 +242,7 @@ export { sessionVariablesOf } from '../graphql/execute/mutation.js';
 export { parseGraphQLHttpBody, parseGraphQLQueryString, parseGraphQLRequest } from '../graphql/execute/request.js';
 export type { GraphQLHttpRequest, GraphQLRequest } from '../graphql/execute/request.js';
 export { graphqlErrorJson } from '../graphql/execute/errors.js';
-export { isLosslessInteger, parseLossless, stringifyLossless, unmarkLossless } from '../lossless-json.js';
+export { isLosslessInteger, isLosslessNumber, parseLossless, stringifyLossless, unmarkLossless } from '../lossless-json.js';
 export { explainRequest, parseExplainBody } from '../graphql/execute/explain.js';
 
 // ---- HTTP -----------------------------------------------------------------------------------

@@ -43,7 +43,8 @@ export interface MariaBenchRow {
 /** The floor's SQL per query: `:name` marks a variable. */
 const FLOOR_SQL: Record<string, string> = {
   Q1: `SELECT JSON_OBJECT('id', id, 'name', name, 'email', email) FROM author WHERE id = :id`,
-  Q2: `SELECT COALESCE(JSON_ARRAYAGG(JSON_OBJECT('id', id, 'title', title, 'rating', rating, 'published_at', published_at) ORDER BY published_at DESC), '[]')
+  // DATETIME(0): ISO text with T, as the kind writes it (its fraction term is always empty here).
+  Q2: `SELECT COALESCE(JSON_ARRAYAGG(JSON_OBJECT('id', id, 'title', title, 'rating', rating, 'published_at', DATE_FORMAT(published_at, '%Y-%m-%dT%H:%i:%s')) ORDER BY published_at DESC), '[]')
          FROM (SELECT * FROM article WHERE author_id = :a AND rating >= 3 ORDER BY published_at DESC LIMIT 20) s`,
   Q3: `SELECT COALESCE(JSON_ARRAYAGG(JSON_OBJECT('id', s.id, 'title', s.title, 'author', JSON_OBJECT('id', au.id, 'name', au.name)) ORDER BY s.id), '[]')
          FROM (SELECT * FROM article WHERE id > :cursor ORDER BY id LIMIT 20) s JOIN author au ON au.id = s.author_id`,

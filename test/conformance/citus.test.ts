@@ -19,7 +19,7 @@ import { ARTICLES, AUTHORS } from './fixture.js';
 import { conformanceSuite } from './suite.js';
 
 const OPERATORS = ['_eq', '_neq', '_gt', '_lt', '_gte', '_lte', '_in', '_nin', '_is_null', '_like', '_nlike', '_ilike', '_nilike', '_similar', '_nsimilar', '_regex', '_nregex', '_iregex', '_niregex'];
-const CAPABILITIES = { distinctOn: true, mutations: true, onConflict: true, operators: OPERATORS };
+const CAPABILITIES = { distinctOn: true, mutations: true, onConflict: true, operators: OPERATORS, aggregatePredicates: ['bool_and', 'bool_or', 'count'] };
 
 type Sql = (text: string, values?: unknown[]) => Promise<unknown>;
 

@@ -15,6 +15,7 @@ conformanceSuite({
     mutations: true,
     onConflict: true,
     operators: ['_eq', '_neq', '_gt', '_lt', '_gte', '_lte', '_in', '_nin', '_is_null', '_like', '_nlike', '_ilike', '_nilike', '_similar', '_nsimilar', '_regex', '_nregex', '_iregex', '_niregex'],
+    aggregatePredicates: ['bool_and', 'bool_or', 'count'],
   },
   async setup() {
     db = await createTestDatabase('mariadb_pgfix');

@@ -40,6 +40,12 @@ export interface ConformanceAdapter {
     onConflict: boolean;
     /** Comparison operators the kind answers (beyond this list, the suite checks nothing). */
     operators: readonly string[];
+    /**
+     * The aggregate predicates (`where: {articles_aggregate: {count: ...}}`) the kind offers over
+     * the fixture's `article` (no floating-point column there: `count`, `bool_and`, `bool_or`).
+     * Not given: the suite's predicate test is pending for the kind.
+     */
+    aggregatePredicates?: readonly string[];
   };
 }
 
@@ -246,6 +252,23 @@ export function conformanceSuite(adapter: ConformanceAdapter): void {
         expect(paged[0]!.articles_aggregate.aggregate.count).to.equal(1);
         expect(Number(paged[0]!.articles_aggregate.aggregate.sum.views)).to.equal(20);
         expect(paged[0]!.articles_aggregate.nodes).to.deep.equal([{ id: 2 }]);
+      }
+    });
+
+    (caps.aggregatePredicates ? it : it.skip)('filters by aggregate predicates over an array relationship', async () => {
+      const offered = await data('{ __type(name: "article_aggregate_bool_exp") { inputFields { name } } }');
+      const names = ((offered['__type'] as { inputFields: Array<{ name: string }> } | null)?.inputFields ?? []).map((f) => f.name);
+      expect(names).to.deep.equal([...caps.aggregatePredicates!].sort());
+      const authors = async (where: string): Promise<number[]> => {
+        const d = await data(`{ author(where: ${where}, order_by: {id: asc}) { id } }`);
+        return (d['author'] as Array<{ id: number }>).map((r) => r.id);
+      };
+      expect(await authors('{articles_aggregate: {count: {predicate: {_gt: 1}}}}')).to.deep.equal([1]);
+      expect(await authors('{articles_aggregate: {count: {arguments: [views], predicate: {_eq: 0}}}}')).to.deep.equal([2]);
+      expect(await authors('{articles_aggregate: {count: {arguments: [author_id], distinct: true, filter: {published: {_eq: true}}, predicate: {_eq: 1}}}}')).to.deep.equal([1, 2, 3]);
+      if (caps.aggregatePredicates!.includes('bool_and')) {
+        expect(await authors('{articles_aggregate: {bool_and: {arguments: published, predicate: {_eq: true}}}}')).to.deep.equal([2, 3]);
+        expect(await authors('{articles_aggregate: {bool_or: {arguments: published, filter: {views: {_lt: 15}}, predicate: {_eq: true}}}}')).to.deep.equal([1, 3]);
       }
     });
 

@@ -3,8 +3,11 @@
  * each such field, the row's join columns; here the answer is parsed, the keys of every row are
  * gathered per field (across all parents, at any depth), each field's join resolves its whole
  * batch in ONE call, and the values are put in place before the answer is serialised again.
- * Answers without remote joins never come here: their JSON text is spliced unparsed.
+ * Answers without remote joins never come here: their JSON text is spliced unparsed. Those that
+ * do are parsed losslessly (core/lossless-json.ts): a `bigint` join key or a `numeric` column
+ * keeps every digit, in the parent rows, in the keys handed to joins and in what comes back.
  */
+import { parseLossless, stringifyLossless } from '../../lossless-json.js';
 import type { AggregateFieldIR, ConnectionSelectIR, ExternalContext, FieldIR, RemoteJoin, RootFieldIR, SelectIR } from '../ir.js';
 import type { MutationIR } from '../ir-mutation.js';
 
@@ -100,9 +103,9 @@ type Row = Record<string, unknown>;
 
 /** Fills in the remote joins of one answer (JSON text) and returns it as JSON text. */
 export async function applyRemoteJoins(json: string, shape: JoinShape, ctx: ExternalContext): Promise<string> {
-  const value = JSON.parse(json) as unknown;
+  const value = parseLossless(json);
   await fillJoins(value, shape, ctx);
-  return JSON.stringify(value);
+  return stringifyLossless(value);
 }
 
 /**

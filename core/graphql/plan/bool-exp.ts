@@ -18,7 +18,7 @@ import type { PlanContext } from '../schema-draft.js';
 import type { ResolvedComputedField, ResolvedTable } from '../../schema-cache/model.js';
 import { EngineError } from '../../errors.js';
 import { implicitCall, rowCall } from './computed-field.js';
-import { AGGREGATE_PREDICATES, PAIR_ARGUMENTS } from '../aggregate-predicates.js';
+import { aggregatePredicatesOf, PAIR_ARGUMENTS } from '../aggregate-predicates.js';
 
 // ---------------------------------------------------------------------------------------------
 // `where` arguments
@@ -128,7 +128,7 @@ function buildAggregatePredicate(agg: RelationshipView, input: Input, ctx: PlanC
   const entries = objectEntries(input, ctx, path, target.names.aggregateBoolExp);
   if (entries.length !== 1) throw validationError('exactly one predicate should be specified', path);
   const [key, body] = entries[0]!;
-  const sig = AGGREGATE_PREDICATES.find((s) => naming.field(s.fn) === key);
+  const sig = aggregatePredicatesOf(target.table.scalars).find((s) => naming.field(s.fn) === key);
   const at = `${path}.${key}`;
   if (!sig) throw validationError(`field '${key}' not found in type: '${target.names.aggregateBoolExp}'`, at);
   const fn = sig.fn;

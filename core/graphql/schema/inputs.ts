@@ -17,7 +17,7 @@ import type { ColumnView, TableView } from '../plan/view.js';
 import { comparisonType, orderByEnum, scalarComparison } from './comparison.js';
 import { sortedFields, type TypeRegistry } from './registry.js';
 import { filterableComputedField, rowsComputedField } from '../plan/bool-exp.js';
-import { AGGREGATE_PREDICATES, PAIR_ARGUMENTS, type AggregatePredicateSignature } from '../aggregate-predicates.js';
+import { aggregatePredicatesOf, PAIR_ARGUMENTS, type AggregatePredicateSignature } from '../aggregate-predicates.js';
 
 export const NUMERIC_AGGREGATES = ['avg', 'stddev', 'stddev_pop', 'stddev_samp', 'sum', 'var_pop', 'var_samp', 'variance'] as const;
 export const COMPARABLE_AGGREGATES = ['max', 'min'] as const;
@@ -110,7 +110,7 @@ function aggregateBoolExpType(reg: TypeRegistry, view: TableView): GraphQLInputO
       name,
       fields: () => {
         const fields: GraphQLInputFieldConfigMap = {};
-        for (const sig of AGGREGATE_PREDICATES) {
+        for (const sig of aggregatePredicatesOf(view.table.scalars)) {
           if (sig.args === 'star' || predicateColumns(view, sig).length > 0) fields[n.field(sig.fn)] = { type: predicateType(reg, view, sig) };
         }
         return sortedFields(fields);

@@ -2,10 +2,10 @@
  * The `mariadb` database kind (`maria_` operations), written against the SDK alone: mysql2 pools
  * per source (opened on first use, so loading this plugin costs nothing until a source is
  * added), introspection from information_schema, the query IR compiled to one MariaDB statement
- * per root field (JSON_OBJECT / JSON_ARRAYAGG), and insert/update/delete mutations. It declares
- * only `mutations`: no distinct_on, subscriptions, functions, computed fields, enum tables,
- * run_sql, event triggers or remote relationships, so the engine offers none of those for its
- * sources. Taps `onSchemaBuild` at DEFAULT; safe to disable (its sources become inconsistent).
+ * per root field (JSON_OBJECT / JSON_ARRAYAGG), insert/update/delete mutations, and
+ * subscriptions (live queries and streams, polled). It declares `mutations` and `subscriptions`:
+ * no distinct_on, functions, computed fields, enum tables, run_sql, event triggers or remote
+ * relationships, so the engine offers none of those for its sources. Taps `onSchemaBuild` at DEFAULT; safe to disable (its sources become inconsistent).
  */
 import { addSourceToDraft, asValue, definePlugin, Stage, type DatabaseKind } from '../../../core/sdk/index.js';
 import { parseMariaConfiguration, resolveMariaConfiguration } from './config.js';
@@ -22,7 +22,7 @@ export default definePlugin({
     const kind: DatabaseKind = {
       kind: 'mariadb',
       prefix: 'maria',
-      capabilities: { mutations: true },
+      capabilities: { mutations: true, subscriptions: true },
       scalarTypes: MARIADB_SCALAR_TYPES,
       validateConfiguration: (configuration, path) => {
         parseMariaConfiguration(configuration, path);

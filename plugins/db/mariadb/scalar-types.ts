@@ -28,5 +28,7 @@ export const MARIADB_SCALAR_TYPES: ScalarTypeTable = {
   // Values past 2^53 (BIGINT, DECIMAL) keep their digits as text; DOUBLE reads as a JS number.
   preciseNumbers: ['bigint', 'numeric'],
   boolean: 'boolean',
+  // DOUBLE and BOOLEAN columns; MariaDB has no CORR or COVAR_SAMP.
+  aggregatePredicates: { float: 'double precision', count: 'integer', unsupported: ['corr', 'covar_samp'] },
   jsonLiterals: { integer: INTEGERS, number: DECIMALS, boolean: ['boolean'], string: STRINGS },
 };

@@ -1,16 +1,20 @@
 /** A `maria_` source: its pool, introspection, compilation, the read path and mutations. */
 import {
+  type CohortInput,
+  type CohortOutput,
   type CompiledMutation,
   type CompiledStatement,
   type CompileOptions,
   type DatabaseCatalog,
   EngineError,
+  type MultiplexedStatement,
   type MutationIR,
   type MutationRun as MutationRunInput,
   type RootFieldIR,
   type RunOptions,
   type SourceConnection,
   type SourceHealth,
+  type SubscriptionFieldIR,
   type TableRef,
 } from '../../../core/sdk/index.js';
 import type { ResolvedMariaConnection } from './config.js';
@@ -21,6 +25,7 @@ import { compileRootField, type MariaStatement } from './sql/compile.js';
 import { compileMutation, MariaCompiledMutation } from './sql/mutation.js';
 import { MutationRun, readTableKeys, type TableKeys } from './sql/mutation-run.js';
 import { bindSlots } from './sql/template.js';
+import { compileSubscription, runCohort, type MariaMultiplexedStatement } from './subscriptions.js';
 
 export class MariaSourceConnection implements SourceConnection {
   readonly kind = 'mariadb';
@@ -104,6 +109,17 @@ export class MariaSourceConnection implements SourceConnection {
     } catch (e) {
       throw mariaEngineError(e, s.text);
     }
+  }
+
+  /** Subscriptions: the fields' ordinary statements, run per cohort (subscriptions.ts says why). */
+  compileMultiplexed(fields: readonly SubscriptionFieldIR[], options: CompileOptions): MultiplexedStatement {
+    return compileSubscription(fields, options, this.isNotNull);
+  }
+
+  async runMultiplexed(statement: MultiplexedStatement, cohorts: readonly CohortInput[]): Promise<CohortOutput[]> {
+    const s = statement as MariaMultiplexedStatement;
+    if (!Array.isArray(s.parts)) throw new EngineError('unexpected', 'subscription compiled for another database kind');
+    return Promise.all(cohorts.map((c) => runCohort(s, c, (st, sessionJson, values) => this.runQuery(st, sessionJson, values))));
   }
 
   compileMutation(ir: MutationIR, options: CompileOptions): CompiledMutation {

@@ -57,6 +57,8 @@ export const POSTGRES_SCALAR_TYPES: ScalarTypeTable = {
   preciseNumbers: ['int8', 'numeric', 'float8', 'money'],
   jsonDocument: 'jsonb',
   boolean: 'bool',
+  // The reference's signatures: float8 arguments and answers, count as int4.
+  aggregatePredicates: { float: 'float8', count: 'int4' },
   enumValueType: 'text',
   builtInTypeSchema: 'pg_catalog',
   // As the reference decodes permission values; other types (numeric, int8, dates, ...) are parsed by PostgreSQL.

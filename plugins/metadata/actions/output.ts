@@ -13,6 +13,7 @@ import {
   collectFields,
   EngineError,
   isLosslessInteger,
+  isLosslessNumber,
   parseLossless,
   stringifyLossless,
   subSelection,
@@ -81,7 +82,7 @@ export function planSelection(type: GraphQLObjectType, set: SelectionSetNode | u
 const fail = (message: string, internal?: unknown): EngineError => new EngineError('unexpected', message, { path: '$', ...(internal !== undefined ? { internal } : {}) });
 
 const jsonKind = (v: unknown): string =>
-  isLosslessInteger(v) ? 'Number' : v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v === 'string' ? 'String' : typeof v === 'number' ? 'Number' : 'Boolean';
+  isLosslessNumber(v) ? 'Number' : v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v === 'string' ? 'String' : typeof v === 'number' ? 'Number' : 'Boolean';
 
 /** A pending relationship: fill `holder[key]` from the rows matching `keys`. */
 interface Hole {
@@ -165,13 +166,13 @@ function checkScalar(name: string, v: unknown): boolean {
     case 'Int':
       return typeof v === 'number' && Number.isInteger(v);
     case 'Float':
-      return typeof v === 'number' || isLosslessInteger(v);
+      return typeof v === 'number' || isLosslessNumber(v);
     case 'String':
       return typeof v === 'string';
     case 'Boolean':
       return typeof v === 'boolean';
     case 'ID':
-      return (typeof v === 'string' && !isLosslessInteger(v)) || (typeof v === 'number' && Number.isInteger(v)) || isLosslessInteger(v);
+      return (typeof v === 'string' && !isLosslessNumber(v)) || (typeof v === 'number' && Number.isInteger(v)) || isLosslessInteger(v);
     default:
       return true;
   }

@@ -5,6 +5,10 @@
  * over the batch's values (bound as parameters); rows come back ordered, are grouped by join key
  * in the engine, and `limit`/`offset`, `distinct_on` and the role's row cap apply per parent row.
  * Array joins also have `<rel>_aggregate` (sourceAggregateJoin).
+ *
+ * Keys and rows stay lossless: parent keys arrive as `parseLossless` values (a `bigint` beyond
+ * 2^53 as a marked number), are bound as their exact digits, and the target's answer is parsed
+ * the same way, so its `bigint` and `numeric` values reach the client digit for digit.
  */
 import {
   and,
@@ -14,6 +18,8 @@ import {
   EngineError,
   fillJoins,
   joinShapeOfQuery,
+  parseLossless,
+  unmarkLossless,
   type BoolExpIR,
   type CollectedField,
   type CompileOptions,
@@ -33,6 +39,28 @@ import type { JoinTarget } from './definition.js';
 type SourceTarget = Extract<JoinTarget, { kind: 'source' }>;
 
 const JOIN_ALIAS = (i: number): string => `__svc_join_${i}`;
+
+/**
+ * A join value as text both sides agree on: a parent's `bigint` and the target's (number, marked
+ * number, or string under --stringify-numeric-types) compare by digits; a decimal's trailing
+ * fractional zeros (the columns' scales may differ) do not count.
+ */
+function keyText(v: unknown): string {
+  const s = String(unmarkLossless(v));
+  return /^-?\d+\.\d*$/.test(s) ? s.replace(/\.?0+$/, '') : s;
+}
+
+/** The distinct non-null join values of the parents for column `column`. */
+function keyValues(keys: ReadonlyArray<Readonly<Record<string, unknown>>>, column: string): unknown[] {
+  const seen = new Map<string, unknown>();
+  for (const k of keys) {
+    const v = k[column];
+    if (v === null || v === undefined) continue;
+    const t = keyText(v);
+    if (!seen.has(t)) seen.set(t, unmarkLossless(v));
+  }
+  return [...seen.values()];
+}
 const KEYS_VARIABLE = (i: number): string => `__svc_join_keys_${i}`;
 
 export function sourceFieldConfig(kit: SchemaKit, target: SourceTarget): GraphQLFieldConfig<unknown, unknown> | null {
@@ -100,16 +128,16 @@ export function sourceJoin(
     async resolve(keys, ext: ExternalContext): Promise<unknown[]> {
       const tuple = (get: (i: number) => unknown): string | null => {
         const parts = own.map((_, i) => get(i));
-        return parts.some((p) => p === null || p === undefined) ? null : JSON.stringify(parts.map(String));
+        return parts.some((p) => p === null || p === undefined) ? null : JSON.stringify(parts.map(keyText));
       };
       const parentKeys = keys.map((k) => tuple((i) => k[own[i]!]));
       const wanted = parentKeys.filter((k): k is string => k !== null);
       const empty = target.relationshipType === 'object' ? null : [];
       if (wanted.length === 0) return keys.map((_, i) => (parentKeys[i] === null ? null : empty));
       const variables: Record<string, unknown> = { ...ext.variables };
-      own.forEach((_, i) => (variables[KEYS_VARIABLE(i)] = [...new Set(keys.map((k) => k[own[i]!]).filter((v) => v !== null && v !== undefined))]));
+      own.forEach((_, i) => (variables[KEYS_VARIABLE(i)] = keyValues(keys, own[i]!)));
       const bound = bindParams(statement.params, variables, ext.session);
-      const rows = JSON.parse(await connection.runQuery(statement, JSON.stringify(ext.session.variables), bound, ext.deadline !== undefined ? { deadline: ext.deadline } : undefined)) as Array<Record<string, unknown>>;
+      const rows = parseLossless(await connection.runQuery(statement, JSON.stringify(ext.session.variables), bound, ext.deadline !== undefined ? { deadline: ext.deadline } : undefined)) as Array<Record<string, unknown>>;
       if (nested) await fillJoins(rows, nested, ext);
       const groups = new Map<string, Array<Record<string, unknown>>>();
       for (const row of rows) {
@@ -196,16 +224,16 @@ export function sourceAggregateJoin(
     async resolve(keys, ext: ExternalContext): Promise<unknown[]> {
       const tuple = (get: (i: number) => unknown): string | null => {
         const parts = own.map((_, i) => get(i));
-        return parts.some((p) => p === null || p === undefined) ? null : JSON.stringify(parts.map(String));
+        return parts.some((p) => p === null || p === undefined) ? null : JSON.stringify(parts.map(keyText));
       };
       const parentKeys = keys.map((k) => tuple((i) => k[own[i]!]));
       const run = ext.deadline !== undefined ? { deadline: ext.deadline } : undefined;
       const sessionJson = JSON.stringify(ext.session.variables);
       const variables: Record<string, unknown> = { ...ext.variables };
-      own.forEach((_, i) => (variables[KEYS_VARIABLE(i)] = [...new Set(keys.map((k) => k[own[i]!]).filter((v) => v !== null && v !== undefined))]));
+      own.forEach((_, i) => (variables[KEYS_VARIABLE(i)] = keyValues(keys, own[i]!)));
       const byKey = new Map<string, unknown>();
       if (parentKeys.some((k) => k !== null)) {
-        const rows = JSON.parse(await connection.runQuery(statement, sessionJson, bindParams(statement.params, variables, ext.session), run)) as Array<Record<string, unknown>>;
+        const rows = parseLossless(await connection.runQuery(statement, sessionJson, bindParams(statement.params, variables, ext.session), run)) as Array<Record<string, unknown>>;
         if (nested) await fillJoins(rows, nested, ext);
         for (const row of rows) {
           const k = tuple((i) => row[JOIN_ALIAS(i)]);
@@ -218,7 +246,7 @@ export function sourceAggregateJoin(
         // Keys no visible row has: the same aggregate over no rows at all (keys in an empty list).
         own.forEach((_, i) => (variables[`${KEYS_VARIABLE(i)}_none`] = []));
         const text = await connection.runQuery(emptyStatement, sessionJson, bindParams(emptyStatement.params, variables, ext.session), run);
-        none = JSON.parse(text);
+        none = parseLossless(text);
       }
       return parentKeys.map((k) => (k === null ? null : byKey.has(k) ? byKey.get(k) : none));
     },

@@ -5,7 +5,7 @@
  * metadata, never with an environment variable's value.
  */
 import { buildClientSchema, getIntrospectionQuery, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
-import { EngineError, OutgoingCallError, type OutgoingHttp } from '../../../core/sdk/index.js';
+import { EngineError, OutgoingCallError, parseLossless, stringifyLossless, type OutgoingHttp } from '../../../core/sdk/index.js';
 
 export interface RemoteCall {
   url: string;
@@ -33,7 +33,7 @@ export async function postGraphQL(
 ): Promise<GraphQLAnswer> {
   let text: string;
   try {
-    const res = await http.request({ url: call.url, method: 'POST', headers: call.headers, body: JSON.stringify(body), timeoutMs: call.timeoutMs });
+    const res = await http.request({ url: call.url, method: 'POST', headers: call.headers, body: stringifyLossless(body), timeoutMs: call.timeoutMs });
     text = res.body.toString('utf8');
     const cookies = res.headers['set-cookie'];
     if (responseHeaders && cookies !== undefined) {
@@ -47,7 +47,8 @@ export async function postGraphQL(
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    // Lossless: a remote's big integers (and keys joined on them) must keep their digits.
+    parsed = parseLossless(text);
   } catch {
     throw new EngineError('remote-schema-error', 'Invalid JSON response from remote', { internal: { response: text.slice(0, 1000) } });
   }
@@ -59,7 +60,8 @@ export async function postGraphQL(
 
 /** The `data` of an answer, or the reference's errors for answers without usable data. */
 export function answerData(answer: GraphQLAnswer): Record<string, unknown> {
-  const errors = answer.errors;
+  // Errors are rendered with JSON.stringify: no marked number may reach them.
+  const errors: unknown = answer.errors === undefined ? undefined : JSON.parse(stringifyLossless(answer.errors));
   if (errors !== undefined && errors !== null) {
     if (!Array.isArray(errors) || errors.length === 0) throw new EngineError('remote-schema-error', 'Empty "errors" field in response from remote');
     // The remote's own errors reach the client as they came, beside `"data": null`.

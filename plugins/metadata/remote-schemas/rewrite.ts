@@ -32,7 +32,7 @@ import {
   type ValueNode,
   type VariableDefinitionNode,
 } from 'graphql';
-import type { ExternalContext, RemoteJoin } from '../../../core/sdk/index.js';
+import { isLosslessNumber, unmarkLossless, type ExternalContext, type RemoteJoin } from '../../../core/sdk/index.js';
 import { presetValue, type PresetIndex } from './presets.js';
 import type { RoleRemote } from './runtime.js';
 
@@ -250,6 +250,7 @@ export class Rewriter {
 
 /** A JSON value as a GraphQL literal of the given type (untyped for custom scalars holding objects). */
 export function toAst(value: unknown, type: GraphQLInputType): ValueNode {
+  if (holdsLossless(value)) return losslessAst(value, type);
   try {
     const ast = astFromValue(value, type);
     if (ast) return ast;
@@ -259,8 +260,45 @@ export function toAst(value: unknown, type: GraphQLInputType): ValueNode {
   return untypedAst(value);
 }
 
+/** Whether a value holds a marked number (a join key read losslessly from a database answer). */
+function holdsLossless(value: unknown): boolean {
+  if (typeof value === 'string') return isLosslessNumber(value);
+  if (Array.isArray(value)) return value.some(holdsLossless);
+  if (value !== null && typeof value === 'object') return Object.values(value).some(holdsLossless);
+  return false;
+}
+
+/** A marked number as a literal: its exact digits, quoted only where the type is String. */
+function numberAst(value: string, type: GraphQLInputType | null): ValueNode {
+  const token = String(unmarkLossless(value));
+  if (type && getNamedType(type).name === 'String') return { kind: Kind.STRING, value: token };
+  return /^-?\d+$/.test(token) ? { kind: Kind.INT, value: token } : { kind: Kind.FLOAT, value: token };
+}
+
+/**
+ * A value holding marked numbers, written by hand: graphql-js would serialise the marked string
+ * (or round the number), and the remote must get the digits the database gave.
+ */
+function losslessAst(value: unknown, type: GraphQLInputType | null): ValueNode {
+  const t = type && isNonNullType(type) ? (type.ofType as GraphQLInputType) : type;
+  if (typeof value === 'string' && isLosslessNumber(value)) return numberAst(value, t);
+  if (Array.isArray(value)) {
+    const item = t && isListType(t) ? (t.ofType as GraphQLInputType) : null;
+    return { kind: Kind.LIST, values: value.map((v) => losslessAst(v, item)) };
+  }
+  if (value !== null && typeof value === 'object') {
+    const fields = t && isInputObjectType(t) ? t.getFields() : null;
+    return {
+      kind: Kind.OBJECT,
+      fields: Object.entries(value as Record<string, unknown>).map(([k, v]) => ({ kind: Kind.OBJECT_FIELD, name: name(k), value: losslessAst(v, fields?.[k]?.type ?? null) })),
+    };
+  }
+  return t ? toAst(value, t) : untypedAst(value);
+}
+
 export function untypedAst(value: unknown): ValueNode {
   if (value === null || value === undefined) return { kind: Kind.NULL };
+  if (typeof value === 'string' && isLosslessNumber(value)) return numberAst(value, null);
   if (typeof value === 'boolean') return { kind: Kind.BOOLEAN, value };
   if (typeof value === 'number') return Number.isInteger(value) ? { kind: Kind.INT, value: String(value) } : { kind: Kind.FLOAT, value: String(value) };
   if (typeof value === 'string') return { kind: Kind.STRING, value };

@@ -8,6 +8,7 @@
 import { Kind, print, type FieldNode, type FragmentDefinitionNode, type GraphQLObjectType, type GraphQLSchema, type SelectionNode } from 'graphql';
 import {
   EngineError,
+  stringifyLossless,
   type ExternalContext,
   type OutgoingHttp,
   type PlanContext,
@@ -187,7 +188,7 @@ export class RemoteRootGroup implements RemoteFieldGroup {
             return { node: node!, shape: shape.children.get(p.field.alias?.value ?? p.field.name.value) ?? newShape() };
           });
           const values = await send(this.remote, rewriter, ctx, this.operation, roots, declared);
-          flat.forEach((p, i) => results.set(p, JSON.stringify(values[i] ?? null)));
+          flat.forEach((p, i) => results.set(p, stringifyLossless(values[i] ?? null)));
         })(),
       );
     }
@@ -198,7 +199,7 @@ export class RemoteRootGroup implements RemoteFieldGroup {
           const shape = newShape();
           const set = rewriter.selectionSet(p.field.selectionSet!, this.rootType.name, shape);
           const value = await sendSelection(this.remote, rewriter, ctx, this.operation, set.selections, shape, p.declared);
-          results.set(p, JSON.stringify(value));
+          results.set(p, stringifyLossless(value));
         })(),
       );
     }

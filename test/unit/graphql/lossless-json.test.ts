@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { isLosslessInteger, parseLossless, stringifyLossless, unmarkLossless } from '../../../core/lossless-json.js';
+import { isLosslessInteger, isLosslessNumber, parseLossless, stringifyLossless, unmarkLossless } from '../../../core/lossless-json.js';
 
 describe('lossless JSON', () => {
   it('keeps integers beyond 2^53 exact through a parse and a serialise', () => {
@@ -16,5 +16,17 @@ describe('lossless JSON', () => {
     const text = '["\\"12345678901234567890\\"",12345678901234567890,"\\\\",9007199254740991]';
     expect(stringifyLossless(parseLossless(text))).to.equal(text);
     expect((parseLossless(text) as unknown[])[3]).to.equal(9007199254740991);
+  });
+
+  it('keeps decimals with more digits than a double holds, and leaves short ones to JSON.parse', () => {
+    const text = '{"n":12345678901234567.89,"m":-0.12345678901234567,"e":1.2345678901234567e+30,"s":2.5,"f":1.234567890123}';
+    const v = parseLossless(text) as Record<string, unknown>;
+    expect(isLosslessNumber(v['n'])).to.equal(true);
+    expect(isLosslessInteger(v['n'])).to.equal(false);
+    expect(unmarkLossless(v['m'])).to.equal('-0.12345678901234567');
+    expect(isLosslessNumber(v['e'])).to.equal(true);
+    expect(v['s']).to.equal(2.5);
+    expect(v['f']).to.equal(1.234567890123);
+    expect(stringifyLossless(v)).to.equal(text);
   });
 });

@@ -2,7 +2,7 @@
  * One root field → one Standard SQL statement whose single row has one column, `root`, holding
  * the field's whole answer as nested STRUCTs and ARRAYs; the shape says how to write it as JSON.
  */
-import type { CompiledStatement, CompileOptions, RootFieldIR } from '../../../../core/sdk/index.js';
+import { errors, type CompiledStatement, type CompileOptions, type RootFieldIR } from '../../../../core/sdk/index.js';
 import { CompileContext } from './context.js';
 import type { PagingClause, ParamSlot } from './params.js';
 import { aggregateSql, listSql, objectSql } from './select.js';
@@ -22,6 +22,8 @@ export function compileRootField(ir: RootFieldIR, options: CompileOptions): BigQ
   const ctx = new CompileContext(options);
   let compiled;
   let list = false;
+  // The kind does not declare `relay`: the relay schema never plans connections over it.
+  if (ir.kind === 'connection') throw errors.notSupported('relay connections are not supported by the bigquery kind');
   if (ir.kind === 'aggregate') compiled = aggregateSql(ctx, ir.aggregate);
   else if (ir.single) compiled = objectSql(ctx, ir.select);
   else {

@@ -30,7 +30,7 @@ import {
 import { andSql, boolExpSql, joinSql } from './bool-exp.js';
 import type { CompileContext } from './context.js';
 import { nameLiteral, quoteIdent, quoteTable } from './quote.js';
-import { isBigNumberType } from './values.js';
+import { isBigNumberType, timestampJsonSql } from './values.js';
 import type { PagingBound } from './template.js';
 
 export interface JoinSpec {
@@ -44,10 +44,11 @@ const notSupported = (what: string): never => {
 
 const ORDER_KEY = '__svc_order_';
 
-/** A column's JSON value: booleans as JSON booleans, big numbers as text when asked to. */
+/** A column's JSON value: booleans as JSON booleans, ISO timestamps, big numbers as text when asked to. */
 export function columnValueSql(ctx: CompileContext, table: string, name: string, type: string): string {
   const col = table + '.' + quoteIdent(name);
   if (type === 'boolean') return `(${col} <> 0)`;
+  if (type === 'timestamp') return timestampJsonSql(col);
   if (ctx.options.stringifyNumericTypes && isBigNumberType(type)) return `CAST(${col} AS CHAR)`;
   return col;
 }
@@ -297,6 +298,7 @@ function aggregateOp(ctx: CompileContext, op: AggregateOpIR, a: string): [string
           op.fields.map((f): [string, string] => {
             if (f.kind === 'typename') return [f.alias, nameLiteral(f.typeName)];
             const call = `${op.fn.toUpperCase()}(${a}.${quoteIdent(f.name)})`;
+            if (f.type === 'timestamp' && (op.fn === 'min' || op.fn === 'max')) return [f.alias, timestampJsonSql(call)];
             return [f.alias, ctx.options.stringifyNumericTypes && isBigNumberType(f.type) ? `CAST(${call} AS CHAR)` : call];
           }),
         ),

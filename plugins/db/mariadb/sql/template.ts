@@ -9,7 +9,7 @@ import { EngineError, type TypedValueIR } from '../../../../core/sdk/index.js';
 /** What one `?` receives. */
 export type Slot =
   /** `params[index]` of the compiled statement, prepared for its use. */
-  | { kind: 'param'; index: number; use: ParamUse; cap?: number; boolean?: true }
+  | { kind: 'param'; index: number; use: ParamUse; cap?: number; boolean?: true; timestamp?: true }
   /** The session variables as JSON text. */
   | { kind: 'session' }
   /** A constant string the compiler chose (a JSON path): sent as a value, never written into the text. */
@@ -47,7 +47,15 @@ export class SlotList {
   value(v: TypedValueIR, use: ParamUse = 'value', cap?: number): string {
     this.params.push(v);
     const boolean = v.dbType === 'boolean' || v.dbType === 'bool';
-    return this.mark({ kind: 'param', index: this.params.length - 1, use, ...(cap !== undefined ? { cap } : {}), ...(boolean ? { boolean: true as const } : {}) });
+    const timestamp = v.dbType === 'timestamp';
+    return this.mark({
+      kind: 'param',
+      index: this.params.length - 1,
+      use,
+      ...(cap !== undefined ? { cap } : {}),
+      ...(boolean ? { boolean: true as const } : {}),
+      ...(timestamp ? { timestamp: true as const } : {}),
+    });
   }
 }
 
@@ -87,6 +95,7 @@ export function bindSlots(order: readonly Slot[], values: readonly unknown[], se
         return limit === null ? `$[${offset} to last]` : `$[${offset} to ${offset + limit - 1}]`;
       }
       case 'param':
+        if (s.timestamp) return prepare(timestampValue(values[s.index]), s.use, s.cap);
         return s.boolean ? booleanValue(prepare(values[s.index], s.use, s.cap)) : prepare(values[s.index], s.use, s.cap);
     }
   });
@@ -109,6 +118,19 @@ function booleanValue(v: unknown): unknown {
   const t = v.trim().toLowerCase();
   if (['t', 'true', 'y', 'yes', 'on', '1'].includes(t)) return 1;
   if (['f', 'false', 'n', 'no', 'off', '0'].includes(t)) return 0;
+  return v;
+}
+
+const ZONED = /^(\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)\s*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)$/;
+
+/**
+ * A `timestamp` value (or a list of them, for `_in`) as MariaDB reads it. ISO 8601 with `T` it
+ * reads already; a zone designator (`Z`, `+02:00`) it refuses in strict mode, while PostgreSQL's
+ * `timestamp` (without time zone) ignores it: so it is dropped, as there.
+ */
+function timestampValue(v: unknown): unknown {
+  if (typeof v === 'string') return v.replace(ZONED, '$1');
+  if (Array.isArray(v)) return v.map(timestampValue);
   return v;
 }
 

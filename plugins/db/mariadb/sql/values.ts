@@ -21,3 +21,12 @@ export function jsonTableType(dbType: string): string {
 
 /** Types whose values the server sends as strings when `stringifyNumericTypes` is on. */
 export const isBigNumberType = (t: string): boolean => t === 'bigint' || t === 'numeric' || t === 'double precision';
+
+/**
+ * A DATETIME/TIMESTAMP value as JSON text the way PostgreSQL writes a `timestamp`: ISO 8601 with
+ * a `T` (`2024-01-01T10:00:00`), fractional seconds only when not zero and without trailing
+ * zeros (`...T10:00:00.12`). MariaDB itself writes `2024-01-01 10:00:00[.000000]`. NULL stays NULL.
+ */
+export function timestampJsonSql(expr: string): string {
+  return `CONCAT(DATE_FORMAT(${expr}, '%Y-%m-%dT%H:%i:%s'), IF(MICROSECOND(${expr}) = 0, '', TRIM(TRAILING '0' FROM DATE_FORMAT(${expr}, '.%f'))))`;
+}

@@ -46,11 +46,11 @@ describe('db/mariadb plugin', () => {
     expect(offences).to.deep.equal([]);
   });
 
-  it('registers the kind without connecting, and declares only mutations', async () => {
+  it('registers the kind without connecting, and declares mutations and subscriptions', async () => {
     const kernel = await createTestKernel({ plugins: [mariadb] });
     const kind = kernel.container.resolve<DatabaseKind>('db.mariadb');
     expect(kind.prefix).to.equal('maria');
-    expect(kind.capabilities).to.deep.equal({ mutations: true });
+    expect(kind.capabilities).to.deep.equal({ mutations: true, subscriptions: true });
     // Nothing listens on this port: connecting is lazy, so this must not throw.
     const conn = kind.connect('x', { connection_info: { host: '127.0.0.1', port: 1, database: 'none' } });
     const health = await conn.health(2000);
