@@ -46,6 +46,13 @@ ON CONFLICT (key) DO UPDATE SET (at, n, wanted, max, granted, retry_ms) = (
 )
 RETURNING key, granted, retry_ms`;
 
+// Rows whose newest reservation (the last: reservations are kept in time order) left the window.
+// A row a concurrent reservation is updating is re-checked once its lock is released, so a key
+// that just reserved again is kept.
+const EXPIRE = `
+DELETE FROM svc_catalog.svc_rate_lease
+WHERE coalesce(at[cardinality(at)], 0) <= (extract(epoch FROM statement_timestamp()) * 1000)::bigint - $1::bigint`;
+
 // Two engines creating the table at once: one of them sees the other's catalog row.
 const ALREADY_CREATED = new Set(['42P07', '23505']);
 
@@ -91,6 +98,11 @@ export class PgRateStore implements RateStore {
       const row = byKey.get(r.key);
       return { granted: row?.granted ?? 0, retryMs: Number(row?.retry_ms ?? windowMs) };
     });
+  }
+
+  async expire(windowMs: number): Promise<void> {
+    await this.prepare();
+    await this.pool.query({ name: 'svc-rate-expire', text: EXPIRE, values: [windowMs] });
   }
 
   async close(): Promise<void> {
