@@ -6,27 +6,17 @@
  * 20)` over any window-long span, holds while keys go cold and come back; idle keys are forgotten
  * by the instance and by the store.
  */
-import { expect } from "chai";
-import { randomBytes } from "node:crypto";
-import { Redis } from "ioredis";
-import {
-  BACKGROUND_DELAY_MS,
-  leaseCap,
-  RateLeases,
-} from "../../../plugins/limits/rate/leases.js";
-import { PgRateStore } from "../../../plugins/limits/rate/pg-store.js";
-import { RedisRateStore } from "../../../plugins/limits/rate/redis-store.js";
-import type {
-  Grant,
-  RateStore,
-  Reservation,
-} from "../../../plugins/limits/rate/store.js";
-import {
-  createTestDatabase,
-  type TestDatabase,
-} from "../../helpers/database.js";
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { BACKGROUND_DELAY_MS, leaseCap, RateLeases } from '../../../plugins/limits/rate/leases.js';
+import { PgRateStore } from '../../../plugins/limits/rate/pg-store.js';
+import { RedisRateStore } from '../../../plugins/limits/rate/redis-store.js';
+import type { Grant, RateStore, Reservation } from '../../../plugins/limits/rate/store.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 
-const REDIS_URL = "redis://127.0.0.1:6379/0";
+const REDIS_URL = 'redis://127.0.0.1:6379/0';
 
 /** Counts the round trips and reservations that reach the real store underneath. */
 class CountingStore implements RateStore {
@@ -34,10 +24,7 @@ class CountingStore implements RateStore {
   reservations = 0;
   granted = 0;
   constructor(private readonly inner: RateStore) {}
-  async reserve(
-    requests: readonly Reservation[],
-    windowMs: number,
-  ): Promise<Grant[]> {
+  async reserve(requests: readonly Reservation[], windowMs: number): Promise<Grant[]> {
     this.calls++;
     this.reservations += requests.length;
     const grants = await this.inner.reserve(requests, windowMs);
@@ -52,13 +39,12 @@ class CountingStore implements RateStore {
   }
 }
 
-const freshKey = () => `svc:lease:test:${randomBytes(6).toString("hex")}`;
+const freshKey = () => `svc:lease:test:${randomBytes(6).toString('hex')}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function waitUntil(done: () => boolean, ms = 5000): Promise<void> {
   const deadline = performance.now() + ms;
   while (!done()) {
-    if (performance.now() > deadline)
-      throw new Error("timed out waiting for the background reservations");
+    if (performance.now() > deadline) throw new Error('timed out waiting for the background reservations');
     await sleep(5);
   }
 }
@@ -77,22 +63,40 @@ function busiestWindow(times: number[], windowMs: number): number {
 
 let db: TestDatabase | undefined;
 
-describe("rate-limit admission on debt", function () {
+describe('rate-limit admission on debt', function () {
   this.timeout(60_000);
   before(async () => {
-    db = await createTestDatabase(
-      "limits_rate_debt",
-      "CREATE SCHEMA svc_catalog",
-    );
+    db = await createTestDatabase('limits_rate_debt', 'CREATE SCHEMA svc_catalog');
   });
   after(() => db?.drop());
 
-  for (const which of ["Redis", "PostgreSQL"] as const) {
+  it("the metadata database's sweep skips rows a reservation holds locked instead of waiting (no deadlock)", async () => {
+    const store = new PgRateStore(db!.url);
+    const holder = new pg.Client({ connectionString: db!.url });
+    await holder.connect();
+    try {
+      await store.expire(60_000); // creates the table
+      const [locked, idle] = [freshKey(), freshKey()];
+      // Both rows' only reservation left the window long ago.
+      await db!.sql("INSERT INTO svc_catalog.svc_rate_lease VALUES ($1, '{1}', '{1}', 1, 10, 1, 0), ($2, '{1}', '{1}', 1, 10, 1, 0)", [locked, idle]);
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM svc_catalog.svc_rate_lease WHERE key = $1 FOR UPDATE', [locked]);
+      const outcome = await Promise.race([store.expire(60_000).then(() => 'done'), sleep(5000).then(() => 'blocked')]);
+      expect(outcome).to.equal('done');
+      const left = async () => (await db!.sql('SELECT key FROM svc_catalog.svc_rate_lease WHERE key = ANY($1)', [[locked, idle]])).rows.map((r) => r.key);
+      expect(await left()).to.deep.equal([locked]);
+      await holder.query('COMMIT');
+      await store.expire(60_000);
+      expect(await left()).to.deep.equal([]);
+    } finally {
+      await holder.end();
+      await store.close();
+    }
+  });
+
+  for (const which of ['Redis', 'PostgreSQL'] as const) {
     describe(`sharing ${which}`, () => {
-      const open = (): RateStore =>
-        which === "Redis"
-          ? new RedisRateStore(REDIS_URL)
-          : new PgRateStore(db!.url);
+      const open = (): RateStore => (which === 'Redis' ? new RedisRateStore(REDIS_URL) : new PgRateStore(db!.url));
       const opened: RateLeases[] = [];
       const leases = (store: RateStore, windowMs: number) => {
         const l = new RateLeases(store, { windowMs });
@@ -116,18 +120,16 @@ describe("rate-limit admission on debt", function () {
         // The reservation paid the debt and leased tokens for the next operations.
         expect(store.granted).to.equal(1 + a.held(key));
         expect(a.held(key)).to.be.within(2, leaseCap(1000));
-        for (let i = 0; i < a.held(key); i++)
-          expect(a.take(key, 1000)).to.equal(true);
+        for (let i = 0; i < a.held(key); i++) expect(a.take(key, 1000)).to.equal(true);
       });
 
-      it("batches the background reservations of many cold keys into few round trips", async () => {
+      it('batches the background reservations of many cold keys into few round trips', async () => {
         const store = new CountingStore(open());
         const a = leases(store, 60_000);
         const keys = Array.from({ length: 1200 }, freshKey);
         // Spread over several ticks, as requests arrive: each is answered at once.
         for (let i = 0; i < keys.length; i += 100) {
-          for (const k of keys.slice(i, i + 100))
-            expect(a.take(k, 1000)).to.equal(true);
+          for (const k of keys.slice(i, i + 100)) expect(a.take(k, 1000)).to.equal(true);
           await sleep(1);
         }
         await waitUntil(() => keys.every((k) => a.debt(k) === 0));
@@ -136,7 +138,7 @@ describe("rate-limit admission on debt", function () {
         expect(store.calls).to.be.at.most(6);
       });
 
-      it("a request waiting on a queued background reservation sends it at once", async () => {
+      it('a request waiting on a queued background reservation sends it at once', async () => {
         const store = new CountingStore(open());
         const a = leases(store, 60_000);
         const key = freshKey();
@@ -151,7 +153,7 @@ describe("rate-limit admission on debt", function () {
         expect(BACKGROUND_DELAY_MS).to.be.above(0);
       });
 
-      it("exact keys (under 40 a window) never run debt", async () => {
+      it('exact keys (under 40 a window) never run debt', async () => {
         const store = new CountingStore(open());
         const a = leases(store, 60_000);
         const key = freshKey();
@@ -161,15 +163,14 @@ describe("rate-limit admission on debt", function () {
         expect(a.debt(key)).to.equal(0);
       });
 
-      it("a cold instance admits one operation over a full window: within the bound, then refuses", async () => {
+      it('a cold instance admits one operation over a full window: within the bound, then refuses', async () => {
         const max = 40;
         const storeB = new CountingStore(open());
         const a = leases(open(), 60_000);
         const b = leases(storeB, 60_000);
         const key = freshKey();
         let admittedA = 0;
-        for (let i = 0; i < max + 10; i++)
-          if (await a.take(key, max)) admittedA++;
+        for (let i = 0; i < max + 10; i++) if (await a.take(key, max)) admittedA++;
         expect(admittedA).to.equal(max);
         // B has never seen the key: its first operation runs on debt, which the store then refuses.
         expect(b.take(key, max)).to.equal(true);
@@ -181,7 +182,7 @@ describe("rate-limit admission on debt", function () {
         for (let i = 0; i < 20; i++) expect(b.take(key, max)).to.equal(false);
       });
 
-      it("two instances stay within max + 2 × cap over any window while many keys go cold and come back", async () => {
+      it('two instances stay within max + 2 × cap over any window while many keys go cold and come back', async () => {
         const windowMs = 700;
         const max = 40;
         const keys = Array.from({ length: 40 }, freshKey);
@@ -196,8 +197,7 @@ describe("rate-limit admission on debt", function () {
             while (performance.now() < deadline) {
               const key = keys[Math.floor(Math.random() * keys.length)]!;
               const answer = l.take(key, max);
-              if (answer === true && l.debt(key) === 1 && l.held(key) === 0)
-                onDebt++;
+              if (answer === true && l.debt(key) === 1 && l.held(key) === 0) onDebt++;
               if (await answer) admitted.get(key)!.push(performance.now());
               else await sleep(1);
             }
@@ -220,7 +220,7 @@ describe("rate-limit admission on debt", function () {
         expect(total).to.be.at.least(keys.length * max);
       });
 
-      it("forgets idle keys: the instance drops their leases, the store their counts", async () => {
+      it('forgets idle keys: the instance drops their leases, the store their counts', async () => {
         const windowMs = 300;
         const store = open();
         const a = leases(store, windowMs);
@@ -228,16 +228,9 @@ describe("rate-limit admission on debt", function () {
         for (const k of keys) expect(a.take(k, 1000)).to.equal(true);
         // The store forgets them once their reservations leave the window: Redis by the keys' TTL,
         // PostgreSQL by the instance's sweep deleting the rows.
-        const redis = which === "Redis" ? new Redis(REDIS_URL) : undefined;
+        const redis = which === 'Redis' ? new Redis(REDIS_URL) : undefined;
         const stored = async (): Promise<number> =>
-          redis
-            ? redis.exists(...keys)
-            : (
-                await db!.sql(
-                  "SELECT count(*)::int AS n FROM svc_catalog.svc_rate_lease WHERE key = ANY($1)",
-                  [keys],
-                )
-              ).rows[0].n;
+          redis ? redis.exists(...keys) : (await db!.sql('SELECT count(*)::int AS n FROM svc_catalog.svc_rate_lease WHERE key = ANY($1)', [keys])).rows[0].n;
         try {
           await waitUntil(() => keys.every((k) => a.debt(k) === 0));
           expect(a.tracked).to.equal(keys.length);
