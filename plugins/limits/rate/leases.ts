@@ -140,6 +140,8 @@ export interface LeaseOptions {
   windowMs: number;
   /** Local monotonic clock in ms (tests pass their own). */
   clock?: () => number;
+  /** How long reservations nobody waits for are held back for others (BACKGROUND_DELAY_MS). */
+  backgroundDelayMs?: number;
 }
 
 export class RateLeases {
@@ -148,6 +150,7 @@ export class RateLeases {
   /** How much traffic a lease aims to cover: half the window (30 s of a minute). */
   private readonly spanMs: number;
   private readonly clock: () => number;
+  private readonly backgroundDelayMs: number;
   private readonly sweeper: NodeJS.Timeout;
   private queue: Queued[] = [];
   private sending = false;
@@ -162,6 +165,7 @@ export class RateLeases {
     this.windowMs = options.windowMs;
     this.spanMs = Math.max(1, options.windowMs / 2);
     this.clock = options.clock ?? (() => performance.now());
+    this.backgroundDelayMs = options.backgroundDelayMs ?? BACKGROUND_DELAY_MS;
     this.sweeper = setInterval(() => this.sweep(), this.windowMs);
     this.sweeper.unref();
   }
@@ -334,7 +338,7 @@ export class RateLeases {
       this.timer = setTimeout(() => {
         this.timer = undefined;
         this.send();
-      }, BACKGROUND_DELAY_MS);
+      }, this.backgroundDelayMs);
       this.timer.unref();
     }
   }

@@ -98,8 +98,8 @@ describe('rate-limit admission on debt', function () {
     describe(`sharing ${which}`, () => {
       const open = (): RateStore => (which === 'Redis' ? new RedisRateStore(REDIS_URL) : new PgRateStore(db!.url));
       const opened: RateLeases[] = [];
-      const leases = (store: RateStore, windowMs: number) => {
-        const l = new RateLeases(store, { windowMs });
+      const leases = (store: RateStore, windowMs: number, backgroundDelayMs?: number) => {
+        const l = new RateLeases(store, { windowMs, backgroundDelayMs });
         opened.push(l);
         return l;
       };
@@ -125,7 +125,8 @@ describe('rate-limit admission on debt', function () {
 
       it('batches the background reservations of many cold keys into few round trips', async () => {
         const store = new CountingStore(open());
-        const a = leases(store, 60_000);
+        // A longer hold-back than the default, so that a loaded machine's slow ticks still fall in one batch.
+        const a = leases(store, 60_000, 200);
         const keys = Array.from({ length: 1200 }, freshKey);
         // Spread over several ticks, as requests arrive: each is answered at once.
         for (let i = 0; i < keys.length; i += 100) {
@@ -134,8 +135,8 @@ describe('rate-limit admission on debt', function () {
         }
         await waitUntil(() => keys.every((k) => a.debt(k) === 0));
         expect(store.reservations).to.equal(keys.length);
-        // 500 at most per round trip; without the background delay each tick would be one.
-        expect(store.calls).to.be.at.most(6);
+        // 500 at most per round trip; without the hold-back each tick would be one (12).
+        expect(store.calls).to.be.at.most(4);
       });
 
       it('a request waiting on a queued background reservation sends it at once', async () => {
