@@ -37,17 +37,19 @@ import type { Grant, RateStore, Reservation } from './store.js';
 export const LEASE_DIVISOR = 20;
 
 /**
- * Refills wait while one batch is at the store, then go together: idle, a refill leaves at once;
- * busy (many cold keys at a time), one round trip serves many keys.
+ * Refills wait while one batch is at the store, then go together: a refill a request waits for
+ * leaves at the end of its tick, the others are held back a little (below); busy (many cold keys
+ * at a time), one round trip serves many keys.
  */
 const MAX_BATCH = 500;
 
 /**
- * How long a reservation nobody waits for is held back for others to join its batch: a round trip
- * for one key costs the store about as much as one for twenty (see docs/performance.md), and a
- * debt or a prefetch loses nothing by leaving 20 ms later.
+ * How long a reservation nobody waits for is held back for others to join its batch. A round trip
+ * has a fixed cost far above a key's share (a PostgreSQL reservation statement: about 0.4 ms, plus
+ * 5-10 µs per key; docs/performance.md), and at a few hundred cold keys a second 50 ms gathers tens
+ * of keys. A debt or a prefetch loses nothing by leaving later; a request that waits hurries it.
  */
-export const BACKGROUND_DELAY_MS = 20;
+export const BACKGROUND_DELAY_MS = 50;
 
 interface Queued extends Reservation {
   /** A request is waiting for it: the batch goes at once. */
