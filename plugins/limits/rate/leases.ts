@@ -16,6 +16,20 @@
  * request that is waiting for it. A token is spent only while its reservation is still
  * inside the store's window (it expires `windowMs` after the reservation was sent), and a lease
  * that the limit's new value no longer allows is cut down at once.
+ *
+ * Cold keys (a rate limit per user: most keys are seen a few times a minute) do not wait for the
+ * store either. A leased key (cap ≥ 2) that this instance has not been asked about for a whole
+ * window, and holds nothing for, is admitted at once on *debt*: its reservation (the debt plus a
+ * lease) goes to the store in the background, and the first tokens it brings pay the debt. That
+ * keeps the bound above: the debt admission is the only operation of its span that no token
+ * covers, and no token held when such a span began can be spent in it (the key saw no operation in
+ * the window before the debt, and held no unexpired token at it), so the instance's excess in that
+ * span is 1 ≤ cap. A refused debt is forgiven (the operation already ran), and the key is refused
+ * until its window frees. Exact keys (cap 1) never run debt: they stay exact.
+ *
+ * Reservations nobody waits for (debts and prefetches) wait up to BACKGROUND_DELAY_MS for others
+ * to join them, so that many cold keys share one round trip; a request that does wait sends its
+ * batch at once, and hurries a background one its key is queued in.
  */
 import type { Grant, RateStore, Reservation } from './store.js';
 
@@ -23,12 +37,23 @@ import type { Grant, RateStore, Reservation } from './store.js';
 export const LEASE_DIVISOR = 20;
 
 /**
- * Refills wait while one batch is at the store, then go together: idle, a refill leaves at once;
- * busy (many cold keys at a time), one round trip serves many keys.
+ * Refills wait while one batch is at the store, then go together: a refill a request waits for
+ * leaves at the end of its tick, the others are held back a little (below); busy (many cold keys
+ * at a time), one round trip serves many keys.
  */
 const MAX_BATCH = 500;
 
+/**
+ * How long a reservation nobody waits for is held back for others to join its batch. A round trip
+ * has a fixed cost far above a key's share (a PostgreSQL reservation statement: about 0.4 ms, plus
+ * 5-10 µs per key; docs/performance.md), and at a few hundred cold keys a second 50 ms gathers tens
+ * of keys. A debt or a prefetch loses nothing by leaving later; a request that waits hurries it.
+ */
+export const BACKGROUND_DELAY_MS = 50;
+
 interface Queued extends Reservation {
+  /** A request is waiting for it: the batch goes at once. */
+  urgent: boolean;
   resolve(grant: Grant): void;
   reject(e: unknown): void;
 }
@@ -56,6 +81,10 @@ class Lease {
   size = INITIAL_SIZE;
   /** Requests waiting for a token. */
   waiting = 0;
+  /** Operations admitted before their reservation came back (0 or 1), paid by the next grant. */
+  debt = 0;
+  /** The queued reservation of `pending` while it still waits for its batch to leave (hurried when a request waits). */
+  queued: Queued | undefined;
   pending: Promise<void> | undefined;
   deniedUntil = 0;
   /** Tokens spent since the last refill, and the smoothed rate (tokens per ms) they give. */
@@ -113,6 +142,8 @@ export interface LeaseOptions {
   windowMs: number;
   /** Local monotonic clock in ms (tests pass their own). */
   clock?: () => number;
+  /** How long reservations nobody waits for are held back for others (BACKGROUND_DELAY_MS). */
+  backgroundDelayMs?: number;
 }
 
 export class RateLeases {
@@ -121,10 +152,13 @@ export class RateLeases {
   /** How much traffic a lease aims to cover: half the window (30 s of a minute). */
   private readonly spanMs: number;
   private readonly clock: () => number;
+  private readonly backgroundDelayMs: number;
   private readonly sweeper: NodeJS.Timeout;
   private queue: Queued[] = [];
   private sending = false;
   private scheduled = false;
+  private timer: NodeJS.Timeout | undefined;
+  private inflight: Promise<void> | undefined;
 
   constructor(
     private readonly store: RateStore,
@@ -133,6 +167,7 @@ export class RateLeases {
     this.windowMs = options.windowMs;
     this.spanMs = Math.max(1, options.windowMs / 2);
     this.clock = options.clock ?? (() => performance.now());
+    this.backgroundDelayMs = options.backgroundDelayMs ?? BACKGROUND_DELAY_MS;
     this.sweeper = setInterval(() => this.sweep(), this.windowMs);
     this.sweeper.unref();
   }
@@ -144,17 +179,23 @@ export class RateLeases {
   take(key: string, max: number): boolean | Promise<boolean> {
     const now = this.clock();
     let lease = this.leases.get(key);
+    const seen = lease !== undefined;
     if (lease === undefined) {
       lease = new Lease(now);
       this.leases.set(key, lease);
     }
     if (lease.max !== max) lease.retune(max, now);
+    const idleSince = lease.lastUsedAt;
     lease.lastUsedAt = now;
     if (lease.spend(now)) {
       this.prefetch(key, lease, now);
       return true;
     }
     if (now < lease.deniedUntil) return false;
+    if (lease.cap > 1 && lease.pending === undefined && lease.waiting === 0 && (!seen || now - idleSince >= this.windowMs)) {
+      this.admitOnDebt(key, lease, now);
+      return true;
+    }
     return this.wait(key, lease);
   }
 
@@ -163,9 +204,39 @@ export class RateLeases {
     return this.leases.get(key)?.tokens(this.clock()) ?? 0;
   }
 
+  /** Operations admitted for `key` whose reservation has not come back yet (for tests). */
+  debt(key: string): number {
+    return this.leases.get(key)?.debt ?? 0;
+  }
+
+  /** Keys the instance keeps state for (idle ones are forgotten after a window; for tests). */
+  get tracked(): number {
+    return this.leases.size;
+  }
+
+  /** Sends what is still queued (debts already admitted are counted in the store), then closes the store. */
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.inflight !== undefined || this.queue.length > 0) {
+      if (this.inflight === undefined) this.send();
+      await this.inflight;
+    }
     await this.store.close();
+  }
+
+  /**
+   * The key's first operation in a window (see the header): admitted now, reserved in the
+   * background with a lease for the ones that follow.
+   */
+  private admitOnDebt(key: string, lease: Lease, now: number): void {
+    lease.debt = 1;
+    this.adapt(lease, now);
+    lease.spent++;
+    lease.pending = this.refill(key, lease, lease.size, now, false);
+    // A failed reservation is seen by the key's next request that needs one, which tries again.
+    lease.pending.catch(() => undefined);
   }
 
   private async wait(key: string, lease: Lease): Promise<boolean> {
@@ -177,8 +248,8 @@ export class RateLeases {
           this.adapt(lease, now);
           // Exact keys reserve one token per waiting request, all spent as soon as they arrive.
           const want = Math.max(lease.size - lease.tokens(now), lease.waiting);
-          lease.pending = this.refill(key, lease, want, now);
-        }
+          lease.pending = this.refill(key, lease, want, now, true);
+        } else if (lease.queued !== undefined) this.hurry(lease.queued);
         await lease.pending;
         const now = this.clock();
         if (lease.spend(now)) return true;
@@ -199,7 +270,7 @@ export class RateLeases {
     const want = lease.size - tokens;
     if (want <= 0) return;
     // A failed prefetch is seen by the next request that needs a refill, which tries again.
-    lease.pending = this.refill(key, lease, want, now);
+    lease.pending = this.refill(key, lease, want, now, false);
     lease.pending.catch(() => undefined);
   }
 
@@ -227,27 +298,66 @@ export class RateLeases {
     lease.size = Math.min(lease.cap, Math.max(MIN_SIZE, Math.ceil(lease.rate * this.spanMs)));
   }
 
-  private refill(key: string, lease: Lease, want: number, sentAt: number): Promise<void> {
+  /** Reserves `tokens` for the lease, plus its debt; the grant pays the debt first. */
+  private refill(key: string, lease: Lease, tokens: number, sentAt: number, urgent: boolean): Promise<void> {
     const max = lease.max;
+    const debt = lease.debt;
+    const want = tokens + debt;
     return new Promise<Grant>((resolve, reject) => {
-      this.queue.push({ key, want, max, resolve, reject });
-      this.schedule();
+      const queued: Queued = { key, want, max, urgent, resolve, reject };
+      lease.queued = queued;
+      this.queue.push(queued);
+      this.schedule(urgent);
     })
       .then((grant) => {
+        // Paid, or forgiven when the store refused it: the operation already ran, and the key is now refused until a token frees.
+        lease.debt = Math.max(0, lease.debt - debt);
         // The limit changed while this was at the store: what it reserved under the old value is dropped.
         if (lease.max !== max) return;
-        // Timed from when the request was sent, so the tokens expire before their reservation does.
-        if (grant.granted > 0) lease.batches.push({ left: grant.granted, expiresAt: sentAt + this.windowMs });
+        const left = grant.granted - debt;
+        // Timed from when the request was queued, so the tokens expire before their reservation does.
+        if (left > 0) lease.batches.push({ left, expiresAt: sentAt + this.windowMs });
         if (grant.granted < want) lease.deniedUntil = sentAt + grant.retryMs;
       })
       .finally(() => {
         lease.pending = undefined;
+        lease.queued = undefined;
       });
   }
 
-  /** Sends the queue at the end of this tick (refills of one tick go together) unless a batch is out. */
-  private schedule(): void {
-    if (this.scheduled || this.sending || this.queue.length === 0) return;
+  /**
+   * Sends the queue: at the end of this tick when a request waits (refills of one tick go
+   * together), else after BACKGROUND_DELAY_MS or once a batch is full; never while a batch is out
+   * (it sends the next when it comes back).
+   */
+  private schedule(urgent: boolean): void {
+    if (this.sending || this.queue.length === 0) return;
+    if (urgent || this.queue.length >= MAX_BATCH) {
+      this.sendSoon();
+      return;
+    }
+    if (this.timer === undefined && !this.scheduled) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.send();
+      }, this.backgroundDelayMs);
+      this.timer.unref();
+    }
+  }
+
+  /** A request waits for a background reservation still queued: its batch leaves now. */
+  private hurry(queued: Queued): void {
+    if (queued.urgent) return;
+    queued.urgent = true;
+    this.schedule(true);
+  }
+
+  private sendSoon(): void {
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.scheduled) return;
     this.scheduled = true;
     queueMicrotask(() => {
       this.scheduled = false;
@@ -269,7 +379,7 @@ export class RateLeases {
     }
     this.queue = rest;
     this.sending = true;
-    this.store
+    this.inflight = this.store
       .reserve(batch, this.windowMs)
       .then(
         (grants) => batch.forEach((q, i) => q.resolve(grants[i]!)),
@@ -277,11 +387,15 @@ export class RateLeases {
       )
       .finally(() => {
         this.sending = false;
-        this.schedule();
+        this.inflight = undefined;
+        this.schedule(this.queue.some((q) => q.urgent));
       });
   }
 
-  /** Forgets leases with nothing held, pending or refused, idle for a window (keys per user come and go). */
+  /**
+   * Forgets leases with nothing held, pending or refused, idle for a window (keys per user come
+   * and go), and asks the store to forget keys with no reservation left in the window.
+   */
   private sweep(): void {
     const now = this.clock();
     for (const [key, lease] of this.leases) {
@@ -289,5 +403,7 @@ export class RateLeases {
         this.leases.delete(key);
       }
     }
+    // Best effort: a key left behind is only a row that the next sweep (of any instance) removes.
+    this.store.expire?.(this.windowMs).catch(() => undefined);
   }
 }

@@ -46,6 +46,18 @@ ON CONFLICT (key) DO UPDATE SET (at, n, wanted, max, granted, retry_ms) = (
 )
 RETURNING key, granted, retry_ms`;
 
+// Rows whose newest reservation (the last: reservations are kept in time order) left the window.
+// Rows a reservation holds locked are skipped (the next sweep gets them): waiting for them, while
+// the reservation waits for a row this statement locked, would be a deadlock. A row updated since
+// the statement's snapshot is re-checked by FOR UPDATE, so a key that just reserved again is kept.
+const EXPIRE = `
+DELETE FROM svc_catalog.svc_rate_lease
+WHERE key IN (
+  SELECT key FROM svc_catalog.svc_rate_lease
+  WHERE coalesce(at[cardinality(at)], 0) <= (extract(epoch FROM statement_timestamp()) * 1000)::bigint - $1::bigint
+  FOR UPDATE SKIP LOCKED
+)`;
+
 // Two engines creating the table at once: one of them sees the other's catalog row.
 const ALREADY_CREATED = new Set(['42P07', '23505']);
 
@@ -91,6 +103,11 @@ export class PgRateStore implements RateStore {
       const row = byKey.get(r.key);
       return { granted: row?.granted ?? 0, retryMs: Number(row?.retry_ms ?? windowMs) };
     });
+  }
+
+  async expire(windowMs: number): Promise<void> {
+    await this.prepare();
+    await this.pool.query({ name: 'svc-rate-expire', text: EXPIRE, values: [windowMs] });
   }
 
   async close(): Promise<void> {

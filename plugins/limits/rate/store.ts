@@ -27,5 +27,10 @@ export interface RateStore {
    * (or partly refused) reservation records only what it granted.
    */
   reserve(requests: readonly Reservation[], windowMs: number): Promise<Grant[]>;
+  /**
+   * Forgets keys that hold no reservation inside the window (per-user keys come and go). Absent
+   * where the store expires them itself (Redis keys carry a TTL of one window).
+   */
+  expire?(windowMs: number): Promise<void>;
   close(): Promise<void>;
 }
