@@ -42,6 +42,7 @@ if (KEY_JSON === undefined || PROJECT === undefined) {
       mutations: false,
       onConflict: false,
       operators: ['_eq', '_neq', '_gt', '_lt', '_gte', '_lte', '_in', '_nin', '_is_null', '_like', '_nlike', '_ilike', '_nilike', '_similar', '_nsimilar', '_regex', '_nregex', '_iregex', '_niregex'],
+      aggregatePredicates: ['bool_and', 'bool_or', 'count'],
     },
     async setup() {
       const ds = '`' + DATASET + '`';

@@ -85,9 +85,10 @@ export function boolExpType(reg: TypeRegistry, view: TableView): GraphQLInputObj
         }
         for (const r of view.relationships) {
           fields[r.field] = { type: boolExpType(reg, r.target) };
-          if (r.aggregateField && reg.aggregatePredicates) {
-            const agg = aggregateBoolExpType(reg, r.target);
-            if (agg) fields[r.aggregateField] = { type: agg };
+          // A kind that offers no aggregate predicates (BigQuery) gets no `<rel>_aggregate` filter:
+          // an input type without fields would make the whole schema invalid.
+          if (r.aggregateField && reg.aggregatePredicates && aggregatePredicatesOf(r.target.table.scalars).length > 0) {
+            fields[r.aggregateField] = { type: aggregateBoolExpType(reg, r.target) };
           }
         }
         return sortedFields(fields);

@@ -34,6 +34,8 @@ export function bigQueryScalarTypes(stringNumericInput: boolean): ScalarTypeTabl
     stringLike: ['STRING'],
     preciseNumbers: ['INT64', 'NUMERIC', 'BIGNUMERIC'],
     boolean: 'BOOL',
+    // BigQuery runs every aggregate the predicates name (LOGICAL_AND/OR, CORR, COVAR_SAMP, ...).
+    aggregatePredicates: { float: 'FLOAT64', count: 'INT64' },
     jsonLiterals: stringNumericInput
       ? { boolean: ['BOOL'], string: ['STRING', 'BYTES', 'DATE', 'DATETIME', 'TIME', 'TIMESTAMP', 'GEOGRAPHY'] }
       : { integer: ['INT64'], number: ['FLOAT64', 'NUMERIC', 'BIGNUMERIC'], boolean: ['BOOL'], string: ['STRING', 'BYTES', 'DATE', 'DATETIME', 'TIME', 'TIMESTAMP', 'GEOGRAPHY'] },
