@@ -9,16 +9,17 @@
  * safe to disable (its sources become inconsistent).
  */
 import { addSourceToDraft, asValue, definePlugin, Stage } from '../../../core/sdk/index.js';
-import { createMssqlKind } from './kind.js';
+import { createMssqlKind, openMssqlPool, type OpenDriver } from './kind.js';
 
 const PLUGIN_ID = 'db/mssql';
 
-export default definePlugin({
+/** The plugin over `openDriver` (the real mssql pool; the SQL tests give a recorder). */
+export const createMssqlPlugin = (openDriver: OpenDriver = openMssqlPool) => definePlugin({
   name: 'mssql',
   kind: 'db',
   register(container, hooks) {
     const env = container.hasRegistration('env') ? container.resolve<NodeJS.ProcessEnv>('env') : process.env;
-    container.register({ 'db.mssql': asValue(createMssqlKind(env)) });
+    container.register({ 'db.mssql': asValue(createMssqlKind(env, openDriver)) });
     hooks.onSchemaBuild.tap({ name: PLUGIN_ID, stage: Stage.DEFAULT }, (draft, ctx) => {
       for (const source of ctx.cache.sources.values()) {
         if (source.kind === 'mssql') addSourceToDraft(draft, source, ctx);
@@ -27,3 +28,5 @@ export default definePlugin({
     });
   },
 });
+
+export default createMssqlPlugin();

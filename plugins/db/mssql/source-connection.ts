@@ -108,7 +108,7 @@ export class MssqlSourceConnection implements SourceConnection {
   }
 
   compileMutation(ir: MutationIR, options: CompileOptions): CompiledMutation {
-    return compileMutation(ir, options);
+    return compileMutation(ir, options, this.isNotNull);
   }
 
   async runMutations(batch: readonly MutationRunInput[], sessionJson: string, options?: RunOptions): Promise<string[]> {

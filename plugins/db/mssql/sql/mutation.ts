@@ -173,8 +173,8 @@ function updatePlan(ctx: CompileContext, u: UpdateIR): TablePlan {
   };
 }
 
-export function compileMutation(ir: MutationIR, options: CompileOptions): MssqlCompiledMutation {
-  const ctx = new CompileContext(options);
+export function compileMutation(ir: MutationIR, options: CompileOptions, notNull?: (table: TableRef, column: string) => boolean): MssqlCompiledMutation {
+  const ctx = new CompileContext(options, notNull);
   let program: MutationProgram;
   switch (ir.kind) {
     case 'insert':

@@ -242,9 +242,11 @@ function levelRows(ctx: CompileContext, sel: SelectFromIR, a: string, join: Join
       inner.push(keySql(key, o, nullable));
       outer.push(keySql(key, o, nullable));
     } else {
+      // SQL Server's ORDER BY takes a select-list alias only bare, not inside the CASE placing
+      // NULLs: the derived table sorts by the expression and hands its value out by name.
       const name = quoteIdent(ORDER_KEY + i);
       extra.push(`${key} AS ${name}`);
-      inner.push(keySql(name, o, nullable));
+      inner.push(keySql(key, o, nullable));
       outer.push(keySql(`${a}.${name}`, o, nullable));
     }
   });
