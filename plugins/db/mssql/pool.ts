@@ -73,6 +73,20 @@ async function run(request: Request, sql: string, values: readonly unknown[], de
   }
 }
 
+/** `opening` (a pool still connecting) given up at the deadline with time-limit-exceeded. */
+async function beforeDeadline<T>(opening: Promise<T>, deadline: number | undefined): Promise<T> {
+  if (deadline === undefined) return opening;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_ok, fail) => {
+    timer = setTimeout(() => fail(new EngineError('time-limit-exceeded', 'Time limit exceeded')), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([opening, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 class TransactionQueryable implements Queryable {
   constructor(private readonly tx: Transaction) {}
   async rows(sql: string, values: readonly unknown[] = [], deadline?: number): Promise<Row[]> {
@@ -120,7 +134,8 @@ export class MssqlPool implements MssqlDriver {
   }
 
   async rows(sql: string, values: readonly unknown[] = [], deadline?: number): Promise<Row[]> {
-    const { pool } = await this.get();
+    // Connecting counts against the deadline too (tedious's own connect timeout is 15 s).
+    const { pool } = await beforeDeadline(this.get(), deadline);
     return (await run(pool.request(), sql, values, deadline))[0] ?? [];
   }
 
@@ -169,9 +184,11 @@ export class MssqlPool implements MssqlDriver {
 
   async close(): Promise<void> {
     const p = this.pool;
+    const opened = this.opened;
     this.pool = undefined;
     this.opened = undefined;
-    const opened = await p?.catch(() => undefined);
-    await opened?.pool.close();
+    if (opened) return opened.close();
+    // A pool still connecting (a server that does not answer) is closed once it opens, not waited for.
+    void p?.then(({ pool }) => pool.close()).catch(() => undefined);
   }
 }
