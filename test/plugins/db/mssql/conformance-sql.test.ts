@@ -6,8 +6,10 @@
  * compared with conformance-sql.snap.json (written with SVC_UPDATE_SNAPSHOTS=1, then reviewed),
  * and every statement is checked for what must always hold: values only as parameters, every
  * parameter numbered in order, identifiers in brackets, paging with ORDER BY, answers built by
- * FOR JSON PATH.
+ * FOR JSON PATH, and the text parses as T-SQL (sqlparser-rs's MsSql dialect, through
+ * @guanmingchiu/sqlparser-ts: a syntax check only, no names or types are resolved).
  */
+import { init as initSqlParser, validate as validateSql } from '@guanmingchiu/sqlparser-ts';
 import { expect } from 'chai';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -149,6 +151,7 @@ describe('db/mssql: T-SQL for the conformance queries (recorded at the driver bo
   };
 
   before(async () => {
+    await initSqlParser();
     driver = new RecordingDriver();
     engine = await bootTestEngine({
       plugins: [createMssqlPlugin(() => driver), adminSecret, management, sources, tables, relationships, permissions, apiMetadata, apiGraphql],
@@ -173,6 +176,13 @@ describe('db/mssql: T-SQL for the conformance queries (recorded at the driver bo
     await engine?.dispose();
   });
 
+  it('has a T-SQL syntax check that refuses broken T-SQL', () => {
+    expect(() => parsesAsTsql('SELECT ISNULL((SELECT [_0].[id] AS [id] FROM [dbo].[t] AS [_0] FOR JSON PATH), N\'[]\') AS [root]')).to.not.throw();
+    for (const broken of ['SELECT (SELECT 1 AS [a] FOR JSON PATH AS [root]', 'SELECT [a FROM t', 'SELECT a FROM t AS x OUTER APPLY (SELECT 1) WHERE']) {
+      expect(() => parsesAsTsql(broken), broken).to.throw();
+    }
+  });
+
   for (const c of [...READS, ...PERMISSIONED, ...MUTATIONS]) {
     it(c.name, async () => {
       const statements = await statementsOf(c);
@@ -184,8 +194,17 @@ describe('db/mssql: T-SQL for the conformance queries (recorded at the driver bo
   }
 });
 
+/**
+ * Throws unless `sql` parses as T-SQL. The parser takes only literals after FETCH NEXT, where
+ * SQL Server also takes a parameter (`offset_row_count_expression`): those are read as 1.
+ */
+function parsesAsTsql(sql: string): void {
+  validateSql(sql.replace(/FETCH NEXT @p\d+ ROWS/g, 'FETCH NEXT 1 ROWS'), 'mssql');
+}
+
 /** What holds for every statement the kind sends. */
 function checkStatement(s: Recorded): void {
+  expect(() => parsesAsTsql(s.sql), s.sql).to.not.throw();
   const numbers = [...s.sql.matchAll(/@p(\d+)\b/g)].map((m) => Number(m[1]));
   // Parameters are numbered 0..n-1 (the mutation programs' statements restart at 0 each).
   expect(Math.max(-1, ...numbers) + 1, s.sql).to.equal(s.params.length);
