@@ -19,6 +19,7 @@ import { quoteIdent } from '../../../../plugins/db/mssql/sql/quote.js';
 import { likePattern } from '../../../../plugins/db/mssql/sql/template.js';
 import { inlineValues } from '../../../../plugins/db/mssql/sql/inline.js';
 import { catalogFromResultSets } from '../../../../plugins/db/mssql/introspect.js';
+import type { MssqlStatement } from '../../../../plugins/db/mssql/sql/compile.js';
 import mssql from '../../../../plugins/db/mssql/index.js';
 import { FIXTURE_RESULT_SETS } from './recording-driver.js';
 
@@ -143,7 +144,7 @@ describe('db/mssql plugin', function () {
     }
   });
 
-  it('times out health against a server that never answers the TDS prelogin, and fails one that hangs up', async () => {
+  it('times out health and a read against a server that never answers the TDS prelogin, and fails one that hangs up', async () => {
     const silent = await listen(() => undefined);
     const rude = await listen((s) => s.destroy());
     try {
@@ -153,6 +154,12 @@ describe('db/mssql plugin', function () {
       const h = await quiet.health(500);
       expect(h.status).to.equal('TIMEOUT');
       expect(Date.now() - started).to.be.below(3000);
+      // A read past its deadline fails with time-limit-exceeded, even while the pool is still connecting.
+      const read = Date.now();
+      const sleepy: MssqlStatement = { text: "SELECT N'[]' AS [root]", params: [], name: 'x', order: [] };
+      const late = await quiet.runQuery(sleepy, '{}', [], { deadline: Date.now() + 300 }).then(() => null, (e: unknown) => e as { code?: string });
+      expect(late?.code).to.equal('time-limit-exceeded');
+      expect(Date.now() - read).to.be.below(2000);
       await quiet.close();
       const hangsUp = k.connect('y', { connection_info: { connection_string: `Server=127.0.0.1,${rude.port};Database=x;Uid=sa;Pwd=x;Encrypt=false` } });
       expect((await hangsUp.health(5000)).status).to.equal('ERROR');
