@@ -59,6 +59,8 @@ export class RecordingDriver implements MssqlDriver {
   closed = false;
   /** The next OUTPUT INSERTED identity value. */
   private nextId = 100;
+  /** Answers for the next read statements (their `root`), taken in order before the default. */
+  readonly roots: string[] = [];
 
   async batch(sql: string): Promise<Row[][]> {
     if (sql !== INTROSPECTION_BATCH) throw new Error('the recording driver answers only the introspection batch');
@@ -90,6 +92,7 @@ export class RecordingDriver implements MssqlDriver {
 
   /** What a server would send back, shaped only (the data is made up). */
   private answer(sql: string, values: readonly unknown[]): Row[] {
+    if (sql.endsWith('AS [root]') && !sql.includes('OPENJSON(@p0) WITH ([k0]') && this.roots.length > 0) return [{ root: this.roots.shift() }];
     if (sql.endsWith('AS [root]')) return [{ root: sql.includes('WITHOUT_ARRAY_WRAPPER) AS [root]') ? null : '[]' }];
     if (sql.startsWith('SELECT TOP 1 1 AS [failed]')) return [];
     if (sql.includes('WITH (UPDLOCK, ROWLOCK)')) {
