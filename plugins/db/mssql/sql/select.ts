@@ -56,10 +56,20 @@ interface RowParts {
   applies: string[];
 }
 
+/**
+ * A number as text with every digit: CAST of a FLOAT keeps 6 significant digits (`1.23457e+006`),
+ * style 3 keeps 17; MONEY's style 2 keeps its 4 decimals.
+ */
+export function numberTextSql(expr: string, type: string): string {
+  if (type === 'float' || type === 'real') return `CONVERT(NVARCHAR(64), ${expr}, 3)`;
+  if (type === 'money' || type === 'smallmoney') return `CONVERT(NVARCHAR(64), ${expr}, 2)`;
+  return `CAST(${expr} AS NVARCHAR(64))`;
+}
+
 /** A column's JSON value: big numbers as text when asked to (BIT is written true/false by FOR JSON). */
 export function columnValueSql(ctx: CompileContext, table: string, name: string, type: string): string {
   const col = table + '.' + quoteIdent(name);
-  if (ctx.options.stringifyNumericTypes && isBigNumberType(type)) return `CAST(${col} AS NVARCHAR(MAX))`;
+  if (ctx.options.stringifyNumericTypes && isBigNumberType(type)) return numberTextSql(col, type);
   return col;
 }
 
@@ -135,9 +145,14 @@ const AGGREGATE_FUNCTIONS: Readonly<Record<AggregateFn, string>> = {
   var_pop: 'VARP',
 };
 
-/** An aggregate call as PostgreSQL answers it: AVG and the deviations of integers are not integers. */
+/**
+ * An aggregate call as PostgreSQL answers it: AVG and the deviations of integers are not
+ * integers, and the SUM of integers does not overflow their type (PostgreSQL's sum(int) is a
+ * bigint; SQL Server's SUM of an INT is an INT).
+ */
 function aggregateCall(fn: AggregateFn, column: string, type: string): string {
-  const arg = isIntegerType(type) && fn !== 'sum' && fn !== 'min' && fn !== 'max' ? `CAST(${column} AS FLOAT)` : column;
+  if (fn === 'sum') return type === 'int' || type === 'smallint' || type === 'tinyint' ? `SUM(CAST(${column} AS BIGINT))` : `SUM(${column})`;
+  const arg = isIntegerType(type) && fn !== 'min' && fn !== 'max' ? `CAST(${column} AS FLOAT)` : column;
   return `${AGGREGATE_FUNCTIONS[fn]}(${arg})`;
 }
 
@@ -300,7 +315,9 @@ function aggregateOp(ctx: CompileContext, op: AggregateOpIR, a: string): string[
         if (f.kind === 'typename') return `${nameLiteral(f.typeName)} AS ${key}`;
         if (f.visibleWhen) notSupported('inherited roles with hidden cells');
         const call = aggregateCall(op.fn, `${a}.${quoteIdent(f.name)}`, f.type);
-        return `${ctx.options.stringifyNumericTypes && isBigNumberType(f.type) ? `CAST(${call} AS NVARCHAR(MAX))` : call} AS ${key}`;
+        // AVG and the deviations are FLOAT whatever the column (aggregateCall), SUM of an integer BIGINT.
+        const resultType = call.startsWith('SUM(') ? (isIntegerType(f.type) ? 'bigint' : f.type) : call.includes('AS FLOAT)') ? 'float' : f.type;
+        return `${ctx.options.stringifyNumericTypes && isBigNumberType(resultType) ? numberTextSql(call, resultType) : call} AS ${key}`;
       });
   }
 }

@@ -19,7 +19,8 @@ import { quoteIdent } from '../../../../plugins/db/mssql/sql/quote.js';
 import { likePattern } from '../../../../plugins/db/mssql/sql/template.js';
 import { inlineValues } from '../../../../plugins/db/mssql/sql/inline.js';
 import { catalogFromResultSets } from '../../../../plugins/db/mssql/introspect.js';
-import type { MssqlStatement } from '../../../../plugins/db/mssql/sql/compile.js';
+import { compileRootField, type MssqlStatement } from '../../../../plugins/db/mssql/sql/compile.js';
+import type { RootFieldIR } from '../../../../core/sdk/index.js';
 import mssql from '../../../../plugins/db/mssql/index.js';
 import { FIXTURE_RESULT_SETS } from './recording-driver.js';
 
@@ -217,5 +218,33 @@ describe('db/mssql plugin', function () {
     expect(likePattern('%\\%')).to.equal('%\\%');
     expect(likePattern('a\\')).to.equal('a\\\\');
     expect(inlineValues('SELECT @p0, @p1, @p10, @p3', ["it's", null, 'ten', true, 0, 0, 0, 0, 0, 0, 10])).to.equal("SELECT N'it''s', NULL, 10, 1");
+  });
+
+  it('gives numbers as text with every digit when stringifyNumericTypes is on, and sums integers as BIGINT', () => {
+    const from = { schema: 'dbo', name: 'm' };
+    const ir: RootFieldIR = {
+      kind: 'aggregate',
+      source: 's',
+      aggregate: {
+        from, where: null, permissionFilter: null, orderBy: [], distinctOn: [], limit: null, offset: null, permissionLimit: null,
+        fields: [
+          { kind: 'aggregate', alias: 'aggregate', ops: [
+            { kind: 'fn', alias: 'sum', fn: 'sum', fields: [{ kind: 'column', alias: 'n', name: 'n', type: 'int' }, { kind: 'column', alias: 'f', name: 'f', type: 'float' }] },
+            { kind: 'fn', alias: 'avg', fn: 'avg', fields: [{ kind: 'column', alias: 'n', name: 'n', type: 'int' }] },
+          ] },
+          { kind: 'nodes', alias: 'nodes', fields: [
+            { kind: 'column', alias: 'f', name: 'f', type: 'float' }, { kind: 'column', alias: 'm', name: 'm', type: 'money' }, { kind: 'column', alias: 'b', name: 'b', type: 'bigint' }, { kind: 'column', alias: 'n', name: 'n', type: 'int' },
+          ] },
+        ],
+      },
+    };
+    const text = compileRootField(ir, { stringifyNumericTypes: true }).text;
+    expect(text).to.include('CAST(SUM(CAST([_0].[n] AS BIGINT)) AS NVARCHAR(64)) AS [sum.n]');
+    expect(text).to.include('CONVERT(NVARCHAR(64), SUM([_0].[f]), 3) AS [sum.f]');
+    expect(text).to.include('CONVERT(NVARCHAR(64), AVG(CAST([_0].[n] AS FLOAT)), 3) AS [avg.n]');
+    expect(text).to.include('CONVERT(NVARCHAR(64), [_1].[f], 3) AS [f], CONVERT(NVARCHAR(64), [_1].[m], 2) AS [m], CAST([_1].[b] AS NVARCHAR(64)) AS [b], [_1].[n] AS [n]');
+    const plain = compileRootField(ir, { stringifyNumericTypes: false }).text;
+    expect(plain).to.include('SUM(CAST([_0].[n] AS BIGINT)) AS [sum.n], SUM([_0].[f]) AS [sum.f]');
+    expect(plain).to.not.include('NVARCHAR(64)');
   });
 });
