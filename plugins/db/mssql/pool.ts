@@ -120,6 +120,9 @@ export class MssqlPool implements MssqlDriver {
           pool: { ...config.pool, min: 0, max: c.maxConnections, idleTimeoutMillis: c.idleTimeoutMs },
           options: { ...config.options, connectionIsolationLevel: isolation, useUTC: true },
         });
+        // mssql re-emits a connection's fatal errors on the pool; the caller waiting for that
+        // connection gets the same error, so the event is only kept from crashing the process.
+        pool.on('error', () => undefined);
         await pool.connect();
         this.opened = pool;
         return { pool, mssql, isolation };
