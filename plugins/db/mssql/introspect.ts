@@ -20,6 +20,7 @@ export const INTROSPECTION_BATCH = [
     WHERE o.type IN ('U', 'V') AND o.is_ms_shipped = 0
     ORDER BY s.name, o.name`,
   `SELECT s.name AS [schema], o.name AS tbl, c.name AS name, c.column_id AS pos, TYPE_NAME(c.system_type_id) AS type,
+          c.max_length AS max_length, c.precision AS precision, c.scale AS scale,
           c.is_nullable AS nullable, CAST(CASE WHEN c.default_object_id <> 0 THEN 1 ELSE 0 END AS BIT) AS has_default,
           c.is_identity AS is_identity, c.is_computed AS is_computed, ${DESCRIPTION} AS comment
      FROM sys.columns c JOIN sys.objects o ON o.object_id = c.object_id JOIN sys.schemas s ON s.schema_id = o.schema_id
@@ -100,6 +101,50 @@ export function catalogFromResultSets(sets: readonly Row[][]): DatabaseCatalog {
     serverVersion: str(version[0]?.['banner']) || v,
     ...(m ? { serverVersionNum: Number(m[1]) * 1000000 + Number(m[2]) * 10000 + Number(m[3]) } : {}),
   };
+}
+
+/**
+ * A column's type as a declaration (`nvarchar(50)`, `decimal(10, 2)`, `datetime2(7)`), for the
+ * table variables mutations collect written keys in. sys.columns gives lengths in bytes (-1 for
+ * MAX); a rowversion (`timestamp`) is read back as binary(8).
+ */
+export function declaredType(c: Row): string {
+  const type = str(c['type']).toLowerCase();
+  const length = Number(c['max_length']);
+  const size = (n: number): string => (length === -1 ? 'max' : String(n));
+  switch (type) {
+    case 'nvarchar':
+    case 'nchar':
+      return `${type}(${size(length / 2)})`;
+    case 'varchar':
+    case 'char':
+    case 'varbinary':
+    case 'binary':
+      return `${type}(${size(length)})`;
+    case 'decimal':
+    case 'numeric':
+      return `${type}(${Number(c['precision'])}, ${Number(c['scale'])})`;
+    case 'datetime2':
+    case 'datetimeoffset':
+    case 'time':
+      return `${type}(${Number(c['scale'])})`;
+    case 'timestamp':
+      return 'binary(8)';
+    default:
+      return type;
+  }
+}
+
+/** Each table's column declarations (`declaredType`), by `schema\0table`, from the batch's result sets. */
+export function declaredTypes(sets: readonly Row[][]): Map<string, Map<string, string>> {
+  const out = new Map<string, Map<string, string>>();
+  for (const c of sets[2] ?? []) {
+    const k = key(c['schema'], c['tbl']);
+    let table = out.get(k);
+    if (!table) out.set(k, (table = new Map()));
+    table.set(str(c['name']), declaredType(c));
+  }
+  return out;
 }
 
 function toColumn(c: Row): CatalogColumn {

@@ -15,7 +15,7 @@ import {
   type TableRef,
 } from '../../../core/sdk/index.js';
 import { mssqlEngineError } from './errors.js';
-import { catalogFromResultSets, INTROSPECTION_BATCH } from './introspect.js';
+import { catalogFromResultSets, declaredTypes, INTROSPECTION_BATCH } from './introspect.js';
 import type { MssqlDriver } from './pool.js';
 import { compileRootField, type MssqlStatement } from './sql/compile.js';
 import { compileMutation, MssqlCompiledMutation } from './sql/mutation.js';
@@ -38,8 +38,11 @@ export class MssqlSourceConnection implements SourceConnection {
 
   async introspect(): Promise<DatabaseCatalog> {
     let catalog: DatabaseCatalog;
+    let declared: Map<string, Map<string, string>>;
     try {
-      catalog = catalogFromResultSets(await this.driver.batch(INTROSPECTION_BATCH));
+      const sets = await this.driver.batch(INTROSPECTION_BATCH);
+      catalog = catalogFromResultSets(sets);
+      declared = declaredTypes(sets);
     } catch (e) {
       throw mssqlEngineError(e, 'introspection');
     }
@@ -53,7 +56,7 @@ export class MssqlSourceConnection implements SourceConnection {
       keys.set(tableKey(t), {
         key: t.primaryKey?.columns ?? t.uniqueConstraints[0]?.columns ?? null,
         uniques,
-        types: new Map(t.columns.map((c) => [c.name, c.type])),
+        types: declared.get(tableKey(t)) ?? new Map(),
       });
     }
     this.notNull = notNull;

@@ -9,7 +9,6 @@ import type { Queryable, Row } from '../pool.js';
 import type { InsertPlan, MssqlCompiledMutation, Marked, ReturnPlan, TablePlan } from './mutation.js';
 import { quoteIdent, quoteTable } from './quote.js';
 import { bindSlots, type Slot } from './template.js';
-import { openJsonType } from './values.js';
 
 const CHECK_FAILED = 'check constraint of an insert/update permission has failed';
 
@@ -18,13 +17,31 @@ export interface TableKeys {
   key: string[] | null;
   /** Unique keys (and the primary key) by constraint or index name. */
   uniques: Map<string, string[]>;
-  /** Column types, for reading key values back from JSON. */
+  /** Column types as declared (`nvarchar(50)`), for table variables and reading keys back from JSON. */
   types: Map<string, string>;
 }
 
 export type KeysOf = (table: TableRef) => TableKeys;
 
 type KeyRow = unknown[];
+
+/**
+ * One row's INSERT, giving back the `wanted` columns of the written row. OUTPUT goes INTO a table
+ * variable (its columns are `wanted`, in order), read after: SQL Server refuses a bare OUTPUT on
+ * a table with enabled triggers.
+ */
+export function insertSql(table: TableRef, cols: readonly string[], wanted: readonly string[], types: ReadonlyMap<string, string>): string {
+  const values = cols.length === 0 ? ' DEFAULT VALUES' : ` VALUES (${cols.map((_c, j) => `@p${j}`).join(', ')})`;
+  const into = cols.length === 0 ? '' : ` (${cols.map(quoteIdent).join(', ')})`;
+  if (wanted.length === 0) return `INSERT INTO ${quoteTable(table)}${into}${values}`;
+  const out = wanted.map(quoteIdent);
+  const decl = wanted.map((c) => `${quoteIdent(c)} ${types.get(c) ?? 'nvarchar(max)'}`);
+  return (
+    `DECLARE @svc_out TABLE (${decl.join(', ')}); ` +
+    `INSERT INTO ${quoteTable(table)}${into} OUTPUT ${wanted.map((c) => `INSERTED.${quoteIdent(c)}`).join(', ')} INTO @svc_out${values}; ` +
+    `SELECT ${out.join(', ')} FROM @svc_out`
+  );
+}
 type Affected = { keys: string[]; rows: KeyRow[] };
 
 // Slot and EXCLUDED markers (see template.ts): control characters no name can hold.
@@ -65,7 +82,7 @@ export class MutationRun {
       if (s.kind !== 'affected') return param(this.bound[Number(n)]);
       if (!affected || affected.rows.length === 0 || table === null) return '1=0';
       const types = this.keysOf(table).types;
-      const defs = affected.keys.map((k, i) => `[k${i}] ${openJsonType(types.get(k) ?? 'nvarchar')} '$[${i}]'`);
+      const defs = affected.keys.map((k, i) => `[k${i}] ${types.get(k) ?? 'nvarchar(max)'} '$[${i}]'`);
       const match = affected.keys.map((k, i) => `${s.alias}.${quoteIdent(k)} = [_k].[k${i}]`).join(' AND ');
       return `EXISTS (SELECT 1 FROM OPENJSON(${param(JSON.stringify(affected.rows))}) WITH (${defs.join(', ')}) AS [_k] WHERE ${match})`;
     });
@@ -192,11 +209,7 @@ export class MutationRun {
       for (const [c, v] of fixed?.[i] ?? []) values.set(c, v);
       const wanted = [...new Set([...(key ?? []), ...need, ...row.after.flatMap((r) => r.mapping.map(([p]) => p))])];
       const cols = [...values.keys()];
-      const output = wanted.length > 0 ? ` OUTPUT ${wanted.map((c) => `INSERTED.${quoteIdent(c)}`).join(', ')}` : '';
-      const sql =
-        cols.length === 0
-          ? `INSERT INTO ${quoteTable(write.table)}${output} DEFAULT VALUES`
-          : `INSERT INTO ${quoteTable(write.table)} (${cols.map(quoteIdent).join(', ')})${output} VALUES (${cols.map((_c, j) => `@p${j}`).join(', ')})`;
+      const sql = insertSql(write.table, cols, wanted, keys.types);
       let written: Row | null = null;
       try {
         written = (await this.timed(sql, [...values.values()]))[0] ?? {};

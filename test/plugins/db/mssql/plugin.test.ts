@@ -18,7 +18,8 @@ import { duplicateKeyName, mssqlEngineError } from '../../../../plugins/db/mssql
 import { quoteIdent } from '../../../../plugins/db/mssql/sql/quote.js';
 import { likePattern } from '../../../../plugins/db/mssql/sql/template.js';
 import { inlineValues } from '../../../../plugins/db/mssql/sql/inline.js';
-import { catalogFromResultSets } from '../../../../plugins/db/mssql/introspect.js';
+import { catalogFromResultSets, declaredType } from '../../../../plugins/db/mssql/introspect.js';
+import { insertSql } from '../../../../plugins/db/mssql/sql/mutation-run.js';
 import { compileRootField, type MssqlStatement } from '../../../../plugins/db/mssql/sql/compile.js';
 import type { RootFieldIR } from '../../../../core/sdk/index.js';
 import mssql from '../../../../plugins/db/mssql/index.js';
@@ -246,5 +247,18 @@ describe('db/mssql plugin', function () {
     const plain = compileRootField(ir, { stringifyNumericTypes: false }).text;
     expect(plain).to.include('SUM(CAST([_0].[n] AS BIGINT)) AS [sum.n], SUM([_0].[f]) AS [sum.f]');
     expect(plain).to.not.include('NVARCHAR(64)');
+  });
+
+  it('declares column types for the table variable an INSERT outputs into (SQL Server refuses a bare OUTPUT on tables with triggers)', () => {
+    const col = (type: string, max_length: number, precision = 0, scale = 0) => declaredType({ type, max_length, precision, scale });
+    expect([col('nvarchar', 100), col('nvarchar', -1), col('varchar', 30), col('decimal', 9, 10, 2), col('datetime2', 8, 27, 7), col('timestamp', 8), col('int', 4)]).to.deep.equal([
+      'nvarchar(50)', 'nvarchar(max)', 'varchar(30)', 'decimal(10, 2)', 'datetime2(7)', 'binary(8)', 'int',
+    ]);
+    const types = new Map([['id', 'int'], ['code', 'nvarchar(10)']]);
+    expect(insertSql({ schema: 'dbo', name: 't' }, ['code'], ['id', 'code'], types)).to.equal(
+      'DECLARE @svc_out TABLE ([id] int, [code] nvarchar(10)); INSERT INTO [dbo].[t] ([code]) OUTPUT INSERTED.[id], INSERTED.[code] INTO @svc_out VALUES (@p0); SELECT [id], [code] FROM @svc_out',
+    );
+    expect(insertSql({ schema: 'dbo', name: 't' }, [], ['id'], types)).to.equal('DECLARE @svc_out TABLE ([id] int); INSERT INTO [dbo].[t] OUTPUT INSERTED.[id] INTO @svc_out DEFAULT VALUES; SELECT [id] FROM @svc_out');
+    expect(insertSql({ schema: 'dbo', name: 't' }, ['code'], [], types)).to.equal('INSERT INTO [dbo].[t] ([code]) VALUES (@p0)');
   });
 });

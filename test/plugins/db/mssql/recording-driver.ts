@@ -21,6 +21,9 @@ const column = (tbl: string, name: string, pos: number, type: string, nullable: 
   pos,
   type,
   nullable,
+  max_length: type === 'nvarchar' ? 200 : type === 'bit' ? 1 : 4,
+  precision: type === 'int' ? 10 : type === 'bit' ? 1 : 0,
+  scale: 0,
   has_default: false,
   is_identity: false,
   is_computed: false,
@@ -99,18 +102,19 @@ export class RecordingDriver implements MssqlDriver {
       const cols = [...sql.slice(7, sql.indexOf(' FROM ')).matchAll(/\.\[([^\]]+)\]/g)].map((m) => m[1]!);
       return [Object.fromEntries(cols.map((c) => [c, c === 'title' ? 'Alpha' : 1]))];
     }
-    if (sql.startsWith('INSERT INTO')) {
-      const cols = [...(/^INSERT INTO \S+ \(([^)]*)\)/.exec(sql)?.[1] ?? '').matchAll(/\[([^\]]+)\]/g)].map((m) => m[1]!);
+    const insert = /INSERT INTO (\S+)(?: \(([^)]*)\))?/.exec(sql);
+    if (insert) {
+      const cols = [...(insert[2] ?? '').matchAll(/\[([^\]]+)\]/g)].map((m) => m[1]!);
       const given = new Map(cols.map((c, i) => [c, values[i]]));
       // The fixture's article 'Alpha' exists: SQL Server's answer to a second one.
-      if (sql.startsWith('INSERT INTO [dbo].[article]') && given.get('title') === 'Alpha') {
+      if (insert[1] === '[dbo].[article]' && given.get('title') === 'Alpha') {
         throw Object.assign(new Error("Violation of UNIQUE KEY constraint 'article_title_key'. Cannot insert duplicate key in object 'dbo.article'. The duplicate key value is (Alpha)."), {
           code: 'EREQUEST',
           number: 2627,
         });
       }
-      const out = [...(/OUTPUT (.*?) (?:VALUES|DEFAULT VALUES)/.exec(sql)?.[1] ?? '').matchAll(/INSERTED\.\[([^\]]+)\]/g)].map((m) => m[1]!);
-      return [Object.fromEntries(out.map((c) => [c, given.has(c) ? given.get(c) : this.nextId++]))];
+      const out = [...(/ OUTPUT (.*?) INTO @svc_out/.exec(sql)?.[1] ?? '').matchAll(/INSERTED\.\[([^\]]+)\]/g)].map((m) => m[1]!);
+      return out.length === 0 ? [] : [Object.fromEntries(out.map((c) => [c, given.has(c) ? given.get(c) : this.nextId++]))];
     }
     return [];
   }
