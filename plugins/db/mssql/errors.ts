@@ -11,7 +11,7 @@ import { EngineError, isEngineError } from '../../../core/sdk/index.js';
 /** The fields of mssql's ConnectionError / RequestError (and tedious's errors under them) read here. */
 interface DriverError {
   code?: string;
-  number?: number;
+  number?: number | string;
   state?: number;
   class?: number;
   message?: string;
@@ -30,7 +30,11 @@ const DATA_ERRORS = new Set([8114, 245, 8115, 220, 232, 241, 242, 517, 8152, 262
 
 const CONNECTION_CODES = new Set(['ELOGIN', 'ESOCKET', 'ETIMEOUT', 'EINSTLOOKUP', 'ECONNCLOSED', 'ENOTOPEN', 'ECONNREFUSED', 'ENOTFOUND']);
 
-const errorNumber = (e: DriverError): number | undefined => e.number ?? e.originalError?.number;
+/** SQL Server's error number (mssql sets `number` to its own code, `ETIMEOUT`, for driver errors). */
+const errorNumber = (e: DriverError): number | undefined => {
+  const n = e.number ?? e.originalError?.number;
+  return typeof n === 'number' ? n : undefined;
+};
 
 export function isDuplicateKey(e: unknown): boolean {
   const n = errorNumber((e ?? {}) as DriverError);
