@@ -98,12 +98,29 @@ const READS: Case[] = [
   { name: 'typename', query: '{ article(limit: 1) { __typename id } }' },
 ];
 
+/** Beyond the suite: the rest of what the compiler handles, for the syntax check and the snapshot. */
+const EXTRA: Case[] = [
+  { name: 'extra: _is_null from a variable', query: 'query ($n: Boolean) { article(where: {views: {_is_null: $n}}) { id } }', variables: { n: false } },
+  { name: 'extra: aggregate predicate', query: '{ author(where: {articles_aggregate: {count: {predicate: {_gt: 1}, filter: {published: {_eq: true}}}}}) { id } }' },
+  { name: 'extra: order by an array aggregate', query: '{ author(order_by: {articles_aggregate: {count: desc}}) { id } }' },
+  { name: 'extra: order by an aggregate of a column, paged', query: '{ author(order_by: [{articles_aggregate: {max: {views: asc_nulls_first}}}, {id: asc}], limit: 2) { id } }' },
+  { name: 'extra: deep nesting', query: '{ author(limit: 1) { articles(limit: 2, order_by: {id: asc}) { title author { name articles_aggregate { aggregate { count } } } } } }' },
+  { name: 'extra: all aggregate functions', query: '{ article_aggregate { aggregate { count(columns: [views, author_id]) stddev { views } stddev_pop { views } var_pop { views } variance { views } sum { views author_id } __typename } __typename } }' },
+  { name: 'extra: offset only', query: '{ article(order_by: {id: asc}, offset: 2) { id } }' },
+  { name: 'extra: limit 0', query: '{ article(limit: 0) { id } }' },
+  { name: 'extra: _nin with a variable list', query: 'query ($ids: [Int!]) { article(where: {id: {_nin: $ids}}) { id } }', variables: { ids: [1, 2] } },
+  { name: 'extra: delete by primary key', query: 'mutation { delete_article_by_pk(id: 1) { id title } }' },
+  { name: 'extra: update with _set null and _inc', query: 'mutation { update_article(where: {id: {_gt: 3}}, _set: {views: null}, _inc: {author_id: 0}) { affected_rows } }' },
+  { name: 'extra: upsert with a where', query: 'mutation { insert_article(objects: [{title: "Alpha", published: true, views: 5}], on_conflict: {constraint: article_title_key, update_columns: [views, published], where: {views: {_lt: 100}}}) { affected_rows } }' },
+];
+
 const PERMISSIONED: Case[] = [
   { name: 'role filter with a session variable', query: '{ article(order_by: {id: asc}) { id title } }', headers: user('1') },
   { name: 'role aggregate', query: '{ article_aggregate { aggregate { count } } }', headers: user('1') },
   { name: 'role row limit', query: '{ article(order_by: {id: asc}, limit: 3) { id } }', headers: { ...ADMIN, 'x-svc-role': 'capped' } },
   { name: 'session variable on a bit column', query: '{ article(order_by: {id: asc}) { id } }', headers: { ...ADMIN, 'x-svc-role': 'drafts', 'x-svc-published': 'false' } },
   { name: 'session variable as data', query: '{ article { id } }', headers: user("1' OR '1'='1") },
+  { name: 'extra: role filter with _exists and column comparisons', query: '{ article { id } }', headers: { ...ADMIN, 'x-svc-role': 'extra' } },
 ];
 
 const MUTATIONS: Case[] = [
@@ -166,6 +183,10 @@ describe('db/mssql: T-SQL for the conformance queries (recorded at the driver bo
     await perm('select', 'user', { columns: ['id', 'title', 'author_id'], filter: { author_id: { _eq: 'X-Svc-User-Id' } }, allow_aggregations: true });
     await perm('select', 'capped', { columns: ['id'], filter: {}, limit: 2 });
     await perm('select', 'drafts', { columns: ['id'], filter: { published: { _eq: 'X-Svc-Published' } } });
+    await perm('select', 'extra', {
+      columns: ['id'],
+      filter: { _and: [{ _exists: { _table: table('author'), _where: { rating: { _gt: 4 } } } }, { id: { _cneq: 'author_id' } }, { author: { id: { _ceq: ['$', 'author_id'] } } }] },
+    });
     await perm('insert', 'user', { check: { author_id: { _eq: 'X-Svc-User-Id' } }, columns: ['title', 'author_id', 'published'] });
     await perm('update', 'user', { columns: ['title'], filter: { author_id: { _eq: 'X-Svc-User-Id' } }, check: { title: { _nlike: 'bad%' } } });
     await perm('delete', 'user', { filter: { author_id: { _eq: 'X-Svc-User-Id' } } });
@@ -183,7 +204,7 @@ describe('db/mssql: T-SQL for the conformance queries (recorded at the driver bo
     }
   });
 
-  for (const c of [...READS, ...PERMISSIONED, ...MUTATIONS]) {
+  for (const c of [...READS, ...EXTRA, ...PERMISSIONED, ...MUTATIONS]) {
     it(c.name, async () => {
       const statements = await statementsOf(c);
       recorded[c.name] = statements;
