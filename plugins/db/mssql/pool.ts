@@ -1,6 +1,6 @@
 /**
  * A source's mssql pool (tedious underneath), opened on first use: a down server fails requests,
- * never the engine's start, and the mssql package itself (with tedious, ~150 ms of module
+ * never the engine's start, and the mssql package itself (with tedious: 0.5-0.8 s of module
  * loading) is imported with the first pool, so an engine without SQL Server sources never loads
  * it. Statements are parameterised (`@p0`, `@p1`, ... in text order: sp_executesql), values
  * never enter the text. A statement past its deadline is cancelled on the server (a TDS
