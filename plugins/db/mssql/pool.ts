@@ -150,9 +150,10 @@ export class MssqlPool implements MssqlDriver {
   async plan(sql: string, values: readonly unknown[]): Promise<string[]> {
     // SHOWPLAN_TEXT is a session setting, so it and the statement need one connection: a
     // transaction holds one, and is rolled back (nothing ran).
-    const { pool, mssql } = await this.get();
+    const { pool, mssql, isolation } = await this.get();
     const tx = new mssql.Transaction(pool);
-    await tx.begin();
+    // The level a transaction begins at stays on its connection: the source's, as everywhere.
+    await tx.begin(isolation);
     try {
       await tx.request().batch('SET SHOWPLAN_TEXT ON');
       try {

@@ -15,6 +15,8 @@ export interface ReceivedStatement {
   sql: string;
   /** sp_executesql's parameter declaration (RPC only). */
   declaration: string | null;
+  /** Which connection sent it (numbered as they connect). */
+  connection?: number;
 }
 
 /** Result sets, an error to send, or 'hang': no answer until the client sends an attention. */
@@ -155,6 +157,9 @@ export class TdsStandIn {
   readonly logins: number[] = [];
   /** Session and transaction statements, answered with DONE, and transaction-manager requests (`TM begin`, ...). */
   readonly control: string[] = [];
+  /** The connection of each `control` entry. */
+  readonly controlConnections: number[] = [];
+  private readonly ids = new Map<Socket, number>();
   /** Attentions received (a client cancelling a statement). */
   attentions = 0;
   /** Connections whose statement is left unanswered. */
@@ -178,6 +183,7 @@ export class TdsStandIn {
 
   private serve(socket: Socket): void {
     this.sockets.add(socket);
+    this.ids.set(socket, this.ids.size + 1);
     socket.on('close', () => this.sockets.delete(socket));
     socket.on('error', () => undefined);
     let buffered = Buffer.alloc(0);
@@ -221,6 +227,7 @@ export class TdsStandIn {
         let env: Buffer;
         if (request === TM.BEGIN) env = Buffer.concat([Buffer.from([8]), varbyte(descriptor), varbyte(Buffer.alloc(0))]);
         else env = Buffer.concat([Buffer.from([request === TM.COMMIT ? 9 : 10]), varbyte(Buffer.alloc(0)), varbyte(descriptor)]);
+        this.controlConnections.push(this.ids.get(socket)!);
         this.control.push(request === TM.BEGIN ? 'TM begin' : request === TM.COMMIT ? 'TM commit' : request === TM.ROLLBACK ? 'TM rollback' : `TM ${request}`);
         const token = Buffer.concat([Buffer.from([TOKEN.ENVCHANGE]), Buffer.alloc(2), env]);
         token.writeUInt16LE(env.length, 1);
@@ -231,12 +238,16 @@ export class TdsStandIn {
         const sql = afterHeaders(payload).toString('utf16le');
         // The session options tedious sends after login (`set textsize ...`) and transaction
         // control: done, nothing to answer.
-        if (/^\s*(set |begin tran|commit|rollback|if @@trancount)/i.test(sql)) this.control.push(sql), socket.write(packet(PACKET.TABULAR, done(0, 0)));
-        else this.reply(socket, { kind: 'batch', sql, declaration: null });
+        if (/^\s*(set |begin tran|commit|rollback|if @@trancount)/i.test(sql)) {
+          this.control.push(sql);
+          this.controlConnections.push(this.ids.get(socket)!);
+          socket.write(packet(PACKET.TABULAR, done(0, 0)));
+        }
+        else this.reply(socket, { kind: 'batch', sql, declaration: null, connection: this.ids.get(socket)! });
         return;
       }
       case PACKET.RPC:
-        this.reply(socket, readRpc(payload));
+        this.reply(socket, { ...readRpc(payload), connection: this.ids.get(socket)! });
         return;
     }
   }

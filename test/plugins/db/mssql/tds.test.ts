@@ -98,6 +98,24 @@ describe('db/mssql through the real mssql/tedious client, against a TDS stand-in
     expect(await conn.runQuery(statement("SELECT N'fast' AS [root]"), '{}', [])).to.equal('[]');
   });
 
+  it('explains: SHOWPLAN_TEXT around the statement on one connection, in a transaction rolled back', async () => {
+    answer = (s) => (s.sql.includes('FOR JSON') ? [[{ StmtText: '  |--Clustered Index Scan(OBJECT:([conf].[dbo].[article].[PK]))' }]] : [[{}]]);
+    const conn = await connect({ isolation_level: 'serializable' });
+    const controls = server.control.length;
+    const text = "SELECT ISNULL((SELECT [_0].[id] AS [id] FROM [dbo].[article] AS [_0] WHERE ([_0].[title] = @p0) FOR JSON PATH, INCLUDE_NULL_VALUES), N'[]') AS [root]";
+    const out = await conn.explainQuery!(statement(text, [{ kind: 'param', index: 0, use: 'value' }]), '{}', ["it's"]);
+    expect(out).to.deep.equal({
+      sql: "SELECT ISNULL((SELECT [_0].[id] AS [id] FROM [dbo].[article] AS [_0] WHERE ([_0].[title] = N'it''s') FOR JSON PATH, INCLUDE_NULL_VALUES), N'[]') AS [root]",
+      plan: ['  |--Clustered Index Scan(OBJECT:([conf].[dbo].[article].[PK]))'],
+    });
+    const flow = server.control.slice(controls).map((c, i) => ({ c: c.trim().toLowerCase(), on: server.controlConnections[controls + i] }));
+    const steps = flow.filter((f) => f.c.startsWith('tm') || f.c.startsWith('set showplan'));
+    expect(steps.map((f) => f.c)).to.deep.equal(['tm begin', 'set showplan_text on', 'set showplan_text off', 'tm rollback']);
+    const explained = server.received.find((r) => r.sql === text)!;
+    expect(new Set([...steps.map((f) => f.on), explained.connection]).size, 'one connection').to.equal(1);
+    expect(flow.some((f) => f.c.includes('isolation level serializable'))).to.equal(true);
+  });
+
   it('maps a server error to its code', async () => {
     answer = () => Object.assign(new Error("Conversion failed when converting the nvarchar value 'x' to data type int."), { number: 245 });
     const conn = await connect();
