@@ -70,6 +70,21 @@ describe('db/mssql: sqlb_ metadata operations (sources answered by the recording
     expect(exported.sources.find((s) => s.name === 'conf')).to.deep.include({ kind: 'mssql', configuration: { connection_info: { ...CONFIG.connection_info, isolation_level: 'snapshot' } } });
   });
 
+  it('has every sqlb_ operation of Document 1 (§4.2-4.5), each checking its arguments', async () => {
+    const spec = [
+      'add_source', 'update_source', 'drop_source', 'track_table', 'untrack_table', 'set_table_customization', 'set_gateway_federation_config',
+      'create_object_relationship', 'create_array_relationship', 'drop_relationship', 'rename_relationship', 'set_relationship_comment',
+      'create_remote_relationship', 'update_remote_relationship', 'delete_remote_relationship',
+      ...['select', 'insert', 'update', 'delete'].flatMap((p) => [`create_${p}_permission`, `drop_${p}_permission`]), 'set_permission_comment',
+    ];
+    for (const name of spec) {
+      const res = await meta({ type: `sqlb_${name}`, args: {} });
+      expect(res.status, name).to.equal(400);
+      expect(res.body.error ?? '', name).to.not.include('unknown operation type');
+      expect(res.body.code, name).to.be.oneOf(['parse-failed', 'not-exists', 'invalid-configuration', 'already-exists']);
+    }
+  });
+
   it('offers only the operations the kind declares (the plugins offering the others are loaded)', async () => {
     for (const type of ['sqlb_track_function', 'sqlb_run_sql', 'sqlb_set_table_is_enum', 'sqlb_add_computed_field', 'sqlb_create_event_trigger']) {
       const res = await meta({ type, args: { source: 'conf', table: table('article') } });
