@@ -66,10 +66,17 @@ export function numberTextSql(expr: string, type: string): string {
   return `CAST(${expr} AS NVARCHAR(64))`;
 }
 
-/** A column's JSON value: big numbers as text when asked to (BIT is written true/false by FOR JSON). */
+/**
+ * A column's JSON value: big numbers as text when asked to (BIT is written true/false by FOR
+ * JSON). FOR JSON cannot serialize CLR types, so spatial values are given as WKT text and
+ * hierarchyid as its path; xml and sql_variant go as text.
+ */
 export function columnValueSql(ctx: CompileContext, table: string, name: string, type: string): string {
   const col = table + '.' + quoteIdent(name);
   if (ctx.options.stringifyNumericTypes && isBigNumberType(type)) return numberTextSql(col, type);
+  if (type === 'geography' || type === 'geometry') return `${col}.STAsText()`;
+  if (type === 'hierarchyid') return `${col}.ToString()`;
+  if (type === 'xml' || type === 'sql_variant') return `CAST(${col} AS NVARCHAR(MAX))`;
   return col;
 }
 

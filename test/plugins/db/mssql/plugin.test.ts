@@ -261,4 +261,21 @@ describe('db/mssql plugin', function () {
     expect(insertSql({ schema: 'dbo', name: 't' }, [], ['id'], types)).to.equal('DECLARE @svc_out TABLE ([id] int); INSERT INTO [dbo].[t] OUTPUT INSERTED.[id] INTO @svc_out DEFAULT VALUES; SELECT [id] FROM @svc_out');
     expect(insertSql({ schema: 'dbo', name: 't' }, ['code'], [], types)).to.equal('INSERT INTO [dbo].[t] ([code]) VALUES (@p0)');
   });
+
+  it('reads CLR-typed columns (spatial, hierarchyid) and xml as text, which FOR JSON can serialize', () => {
+    const ir: RootFieldIR = {
+      kind: 'select',
+      source: 's',
+      single: false,
+      select: {
+        from: { schema: 'dbo', name: 'place' }, where: null, permissionFilter: null, orderBy: [], distinctOn: [], limit: null, offset: null, permissionLimit: null,
+        fields: [
+          { kind: 'column', alias: 'g', name: 'g', type: 'geography' },
+          { kind: 'column', alias: 'h', name: 'h', type: 'hierarchyid' },
+          { kind: 'column', alias: 'x', name: 'x', type: 'xml' },
+        ],
+      },
+    };
+    expect(compileRootField(ir, { stringifyNumericTypes: false }).text).to.include('[_0].[g].STAsText() AS [g], [_0].[h].ToString() AS [h], CAST([_0].[x] AS NVARCHAR(MAX)) AS [x]');
+  });
 });
