@@ -4,7 +4,9 @@
  * extended property as the comment), their columns (type, nullability, default, identity,
  * computed, comment), primary keys and unique constraints or indexes, and foreign keys. Every
  * schema of the database is read; tables are tracked as `{schema, name}`. Column types keep SQL
- * Server's names (alias types are read as their base type), which scalar-types.ts describes.
+ * Server's names, which scalar-types.ts describes: alias types (and sysname) are read as their
+ * base type, CLR types (geography, hierarchyid, ...) by their own name, since they all share one
+ * system type id.
  */
 import type { CatalogColumn, CatalogConstraint, CatalogForeignKey, CatalogTable, DatabaseCatalog } from '../../../core/sdk/index.js';
 import type { Row } from './pool.js';
@@ -19,11 +21,13 @@ export const INTROSPECTION_BATCH = [
      LEFT JOIN sys.extended_properties ep ON ep.class = 1 AND ep.major_id = o.object_id AND ep.minor_id = 0 AND ep.name = 'MS_Description'
     WHERE o.type IN ('U', 'V') AND o.is_ms_shipped = 0
     ORDER BY s.name, o.name`,
-  `SELECT s.name AS [schema], o.name AS tbl, c.name AS name, c.column_id AS pos, TYPE_NAME(c.system_type_id) AS type,
+  `SELECT s.name AS [schema], o.name AS tbl, c.name AS name, c.column_id AS pos,
+          CASE WHEN ty.name = N'sysname' OR (ty.is_user_defined = 1 AND ty.is_assembly_type = 0) THEN TYPE_NAME(c.system_type_id) ELSE ty.name END AS type,
           c.max_length AS max_length, c.precision AS precision, c.scale AS scale,
           c.is_nullable AS nullable, CAST(CASE WHEN c.default_object_id <> 0 THEN 1 ELSE 0 END AS BIT) AS has_default,
           c.is_identity AS is_identity, c.is_computed AS is_computed, ${DESCRIPTION} AS comment
      FROM sys.columns c JOIN sys.objects o ON o.object_id = c.object_id JOIN sys.schemas s ON s.schema_id = o.schema_id
+     JOIN sys.types ty ON ty.user_type_id = c.user_type_id
      LEFT JOIN sys.extended_properties ep ON ep.class = 1 AND ep.major_id = c.object_id AND ep.minor_id = c.column_id AND ep.name = 'MS_Description'
     WHERE o.type IN ('U', 'V') AND o.is_ms_shipped = 0
     ORDER BY s.name, o.name, c.column_id`,

@@ -18,7 +18,8 @@ import { duplicateKeyName, mssqlEngineError } from '../../../../plugins/db/mssql
 import { quoteIdent } from '../../../../plugins/db/mssql/sql/quote.js';
 import { likePattern } from '../../../../plugins/db/mssql/sql/template.js';
 import { inlineValues } from '../../../../plugins/db/mssql/sql/inline.js';
-import { catalogFromResultSets, declaredType } from '../../../../plugins/db/mssql/introspect.js';
+import { catalogFromResultSets, declaredType, INTROSPECTION_BATCH } from '../../../../plugins/db/mssql/introspect.js';
+import { init as initSqlParser, validate as validateSql } from '@guanmingchiu/sqlparser-ts';
 import { insertSql } from '../../../../plugins/db/mssql/sql/mutation-run.js';
 import { compileRootField, type MssqlStatement } from '../../../../plugins/db/mssql/sql/compile.js';
 import type { RootFieldIR } from '../../../../core/sdk/index.js';
@@ -180,6 +181,13 @@ describe('db/mssql plugin', function () {
     expect(await bad.introspect().then(() => null, (e: unknown) => (e as { code?: string }).code)).to.equal('invalid-configuration');
     const missing = k.connect('y', { connection_info: { connection_string: { from_env: 'SVC_TEST_MSSQL_SURELY_UNSET' } } });
     expect(await missing.introspect().then(() => null, (e: unknown) => (e as { code?: string }).code)).to.equal('invalid-configuration');
+  });
+
+  it('introspects with five statements that parse as T-SQL (sqlparser-rs MsSql dialect)', async () => {
+    await initSqlParser();
+    const statements = INTROSPECTION_BATCH.split(';\n');
+    expect(statements).to.have.length(5);
+    for (const sql of statements) expect(() => validateSql(sql, 'mssql'), sql).to.not.throw();
   });
 
   it('reads the catalog from sys.* result sets', () => {
