@@ -69,6 +69,8 @@ describe('db/mssql through the real mssql/tedious client, against a TDS stand-in
     expect(sent.kind).to.equal('rpc');
     expect(sent.declaration).to.equal('@p0 int, @p1 bit, @p2 nvarchar(5), @p3 nvarchar(21)');
     expect(server.control.some((c) => /set transaction isolation level snapshot/i.test(c))).to.equal(true);
+    // on_conflict carries on after a duplicate-key error inside the transaction: XACT_ABORT must be off.
+    expect(server.control.some((c) => /set xact_abort off/i.test(c))).to.equal(true);
   });
 
   it('introspects in one round trip', async () => {
