@@ -25,8 +25,11 @@ const INTEGRITY: Readonly<Record<number, string>> = {
   547: 'Foreign key violation. ',
 };
 
-/** Conversion, overflow, truncation and invalid-value errors. */
-const DATA_ERRORS = new Set([8114, 245, 8115, 220, 232, 241, 242, 517, 8152, 2628, 8134, 13609, 9413, 295, 296, 8169]);
+/**
+ * Conversion, overflow, truncation and invalid-value errors (6522: a CLR routine failed, such as
+ * STGeomFromText reading malformed WKT).
+ */
+const DATA_ERRORS = new Set([8114, 245, 8115, 220, 232, 241, 242, 517, 8152, 2628, 8134, 13609, 9413, 295, 296, 8169, 6522]);
 
 const CONNECTION_CODES = new Set(['ELOGIN', 'ESOCKET', 'ETIMEOUT', 'EINSTLOOKUP', 'ECONNCLOSED', 'ENOTOPEN', 'ECONNREFUSED', 'ENOTFOUND']);
 

@@ -13,6 +13,7 @@ import {
   type SourceConnection,
   type SourceHealth,
   type TableRef,
+  type TypeOperators,
 } from '../../../core/sdk/index.js';
 import { mssqlEngineError } from './errors.js';
 import { catalogFromResultSets, declaredTypes, INTROSPECTION_BATCH } from './introspect.js';
@@ -23,6 +24,7 @@ import { MutationRun, type TableKeys } from './sql/mutation-run.js';
 import { quoteTable } from './sql/quote.js';
 import { bindSlots } from './sql/template.js';
 import { inlineValues } from './sql/inline.js';
+import { spatialTypeOperators } from './spatial.js';
 
 const tableKey = (t: TableRef): string => `${t.schema}\u0000${t.name}`;
 
@@ -35,6 +37,10 @@ export class MssqlSourceConnection implements SourceConnection {
   private readonly isNotNull = (t: TableRef, column: string): boolean => this.notNull.has(`${tableKey(t)}\u0000${column}`);
 
   constructor(readonly driver: MssqlDriver) {}
+
+  typeOperators(type: string): TypeOperators | undefined {
+    return spatialTypeOperators(type);
+  }
 
   async introspect(): Promise<DatabaseCatalog> {
     let catalog: DatabaseCatalog;

@@ -5,12 +5,13 @@
  * checked byte for byte too (case and trailing spaces count), `_like` is case-sensitive under a
  * binary collation, `_ilike` case-insensitive under a CI collation, both with `ESCAPE '\'`.
  * SQL Server (before 2025) has no regular expressions: `_similar` and the `_regex` family are
- * refused with not-supported.
+ * refused with not-supported. Spatial columns have the `_st_*` operators (spatial.ts).
  */
 import { type AggregatePredicateFn, type BoolExpIR, type ComparisonOp, EngineError, type ScalarExprIR, type TableRef, type TypedValueIR } from '../../../../core/sdk/index.js';
 import type { CompileContext } from './context.js';
 import { quoteIdent, quoteTable } from './quote.js';
 import { isText, openJsonType, valueSql } from './values.js';
+import { spatialOperatorSql } from '../spatial.js';
 
 export interface Scope {
   cur: string;
@@ -171,9 +172,13 @@ export function boolExpSql(ctx: CompileContext, e: BoolExpIR, scope: Scope): str
       return exists(ctx, e.target, (a) => boolExpSql(ctx, e.where, { cur: a, root: scope.root }));
     case 'computedTable':
       return notSupported('computed fields');
-    case 'kindOperator':
-      // This kind declares no type operators (SourceConnection.typeOperators).
-      return notSupported(`the ${e.op} operator`);
+    case 'kindOperator': {
+      // The spatial operators (spatial.ts), the only type operators this kind declares.
+      const value = e.args['value'];
+      const type = e.lhs.kind === 'column' ? e.lhs.type : '';
+      const sql = value === undefined ? undefined : spatialOperatorSql(e.op, scalarSql(e.lhs, scope.cur), type, valueSql(ctx, value));
+      return sql ?? notSupported(`the ${e.op} operator`);
+    }
     case 'aggregatePredicate': {
       const a = ctx.alias();
       const where = andSql([joinSql(e.mapping, scope.cur, a), e.filter === null ? TRUE : boolExpSql(ctx, e.filter, { cur: a, root: scope.root })]);

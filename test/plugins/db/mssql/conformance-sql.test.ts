@@ -111,6 +111,7 @@ const EXTRA: Case[] = [
   { name: 'extra: _nin with a variable list', query: 'query ($ids: [Int!]) { article(where: {id: {_nin: $ids}}) { id } }', variables: { ids: [1, 2] } },
   { name: 'extra: delete by primary key', query: 'mutation { delete_article_by_pk(id: 1) { id title } }' },
   { name: 'extra: update with _set null and _inc', query: 'mutation { update_article(where: {id: {_gt: 3}}, _set: {views: null}, _inc: {author_id: 0}) { affected_rows } }' },
+  { name: 'extra: spatial operators', query: '{ place(where: {geo: {_st_intersects: "POINT(1 2)"}, shape: {_st_touches: "LINESTRING(0 0, 1 1)"}}) { id geo shape } }' },
   { name: 'extra: upsert with a where', query: 'mutation { insert_article(objects: [{title: "Alpha", published: true, views: 5}], on_conflict: {constraint: article_title_key, update_columns: [views, published], where: {views: {_lt: 100}}}) { affected_rows } }' },
 ];
 
@@ -175,7 +176,7 @@ describe('db/mssql: T-SQL for the conformance queries (recorded at the driver bo
       config: { adminSecret: SECRET },
     });
     await meta({ type: 'sqlb_add_source', args: { name: 'conf', configuration: { connection_info: { connection_string: 'Server=127.0.0.1,1;Database=conf;Uid=sa;Pwd=x' } } } });
-    for (const name of ['author', 'article']) await meta({ type: 'sqlb_track_table', args: { source: 'conf', table: table(name), configuration: { custom_name: name } } });
+    for (const name of ['author', 'article', 'place']) await meta({ type: 'sqlb_track_table', args: { source: 'conf', table: table(name), configuration: { custom_name: name } } });
     await meta({ type: 'sqlb_create_object_relationship', args: { source: 'conf', table: table('article'), name: 'author', using: { foreign_key_constraint_on: 'author_id' } } });
     await meta({ type: 'sqlb_create_array_relationship', args: { source: 'conf', table: table('author'), name: 'articles', using: { foreign_key_constraint_on: { table: table('article'), column: 'author_id' } } } });
     await meta({ type: 'sqlb_create_object_relationship', args: { source: 'conf', table: table('article'), name: 'writer', using: { manual_configuration: { remote_table: table('author'), column_mapping: { author_id: 'id' } } } } });
@@ -216,11 +217,14 @@ describe('db/mssql: T-SQL for the conformance queries (recorded at the driver bo
 });
 
 /**
- * Throws unless `sql` parses as T-SQL. The parser takes only literals after FETCH NEXT, where
- * SQL Server also takes a parameter (`offset_row_count_expression`): those are read as 1.
+ * Throws unless `sql` parses as T-SQL. Two things T-SQL has are rewritten first: the parser
+ * takes only literals after FETCH NEXT, where SQL Server also takes a parameter
+ * (`offset_row_count_expression`): those are read as 1; and it reads `geography::Method(..)`,
+ * a static method call, as PostgreSQL's `::` cast with type modifiers: it is read as a call
+ * of a function `geography__Method(..)`.
  */
 function parsesAsTsql(sql: string): void {
-  validateSql(sql.replace(/FETCH NEXT @p\d+ ROWS/g, 'FETCH NEXT 1 ROWS'), 'mssql');
+  validateSql(sql.replace(/FETCH NEXT @p\d+ ROWS/g, 'FETCH NEXT 1 ROWS').replace(/\b(geography|geometry)::(\w+)\(/g, '$1__$2('), 'mssql');
 }
 
 /** What holds for every statement the kind sends. */

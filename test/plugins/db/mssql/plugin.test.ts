@@ -24,6 +24,7 @@ import { insertSql } from '../../../../plugins/db/mssql/sql/mutation-run.js';
 import { compileRootField, type MssqlStatement } from '../../../../plugins/db/mssql/sql/compile.js';
 import type { RootFieldIR } from '../../../../core/sdk/index.js';
 import mssql from '../../../../plugins/db/mssql/index.js';
+import { spatialOperatorSql, spatialTypeOperators } from '../../../../plugins/db/mssql/spatial.js';
 import { FIXTURE_RESULT_SETS } from './recording-driver.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
@@ -285,5 +286,16 @@ describe('db/mssql plugin', function () {
       },
     };
     expect(compileRootField(ir, { stringifyNumericTypes: false }).text).to.include('[_0].[g].STAsText() AS [g], [_0].[h].ToString() AS [h], CAST([_0].[x] AS NVARCHAR(MAX)) AS [x]');
+  });
+
+  it("offers the reference's _st_* operators on geometry and geography, with the value as WKT in the column's SRID", () => {
+    expect(spatialTypeOperators('geometry')!.operators.map((o) => o.name)).to.deep.equal(['_st_contains', '_st_crosses', '_st_equals', '_st_intersects', '_st_overlaps', '_st_touches', '_st_within']);
+    expect(spatialTypeOperators('geography')!.operators.map((o) => o.name)).to.deep.equal(['_st_contains', '_st_equals', '_st_intersects', '_st_overlaps', '_st_within']);
+    expect(spatialTypeOperators('geography')!.ordering).to.equal(false);
+    expect(spatialTypeOperators('int')).to.equal(undefined);
+    expect(spatialOperatorSql('_st_within', '[_0].[g]', 'geometry', '@p0')).to.equal('([_0].[g].STWithin(geometry::STGeomFromText(@p0, [_0].[g].STSrid)) = 1)');
+    // Geography has no STTouches.
+    expect(spatialOperatorSql('_st_touches', '[_0].[g]', 'geography', '@p0')).to.equal(undefined);
+    expect(mssqlEngineError({ number: 6522, message: 'A .NET Framework error occurred: System.FormatException: 24114' }, 's').code).to.equal('data-exception');
   });
 });

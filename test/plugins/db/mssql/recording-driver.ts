@@ -37,6 +37,7 @@ export const FIXTURE_RESULT_SETS: Row[][] = [
   [
     { schema: 'dbo', name: 'article', type: 'U ', comment: null },
     { schema: 'dbo', name: 'author', type: 'U ', comment: 'People who write' },
+    { schema: 'dbo', name: 'place', type: 'U ', comment: null },
   ],
   [
     column('article', 'id', 1, 'int', false, { is_identity: true }),
@@ -47,11 +48,15 @@ export const FIXTURE_RESULT_SETS: Row[][] = [
     column('author', 'id', 1, 'int', false),
     column('author', 'name', 2, 'nvarchar', false, { comment: 'Shown on articles' }),
     column('author', 'rating', 3, 'int', true),
+    column('place', 'id', 1, 'int', false),
+    column('place', 'geo', 2, 'geography', true),
+    column('place', 'shape', 3, 'geometry', true),
   ],
   [
     { schema: 'dbo', tbl: 'article', name: 'PK__article__3213E83F1A2B3C4D', is_primary: true, col: 'id' },
     { schema: 'dbo', tbl: 'article', name: 'article_title_key', is_primary: false, col: 'title' },
     { schema: 'dbo', tbl: 'author', name: 'PK__author__3213E83F5E6F7A8B', is_primary: true, col: 'id' },
+    { schema: 'dbo', tbl: 'place', name: 'PK__place__3213E83F9C8D7E6F', is_primary: true, col: 'id' },
   ],
   [{ schema: 'dbo', tbl: 'article', name: 'FK__article__author___2C3393D0', col: 'author_id', ref_schema: 'dbo', ref_table: 'author', ref_col: 'id' }],
 ];
