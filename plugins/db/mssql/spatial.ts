@@ -50,5 +50,10 @@ export function spatialOperatorSql(op: string, lhs: string, type: string, value:
   const method = METHODS[op];
   if (method === undefined || (type !== 'geometry' && type !== 'geography')) return undefined;
   if (!BY_TYPE.get(type)!.operators.some((o) => o.name === op)) return undefined;
-  return `(${lhs}.${method}(${type}::STGeomFromText(${value}, ${lhs}.STSrid)) = 1)`;
+  return `(${spatialCallSql(method, lhs, type, value)} = 1)`;
+}
+
+/** `col.<method>(<type>::STGeomFromText(value, col.STSrid))`: 1, 0 or NULL. */
+export function spatialCallSql(method: string, lhs: string, type: 'geometry' | 'geography', value: string): string {
+  return `${lhs}.${method}(${type}::STGeomFromText(${value}, ${lhs}.STSrid))`;
 }

@@ -11,7 +11,7 @@ import { type AggregatePredicateFn, type BoolExpIR, type ComparisonOp, EngineErr
 import type { CompileContext } from './context.js';
 import { quoteIdent, quoteTable } from './quote.js';
 import { isText, openJsonType, valueSql } from './values.js';
-import { spatialOperatorSql } from '../spatial.js';
+import { spatialCallSql, spatialOperatorSql } from '../spatial.js';
 
 export interface Scope {
   cur: string;
@@ -43,8 +43,17 @@ export function scalarSql(e: ScalarExprIR, table: string): string {
   return notSupported(e.kind === 'cast' ? '_cast' : 'computed fields');
 }
 
+/** Types SQL Server cannot compare with `=` at all (spatial types are compared with STEquals). */
+const UNCOMPARABLE = new Set(['xml', 'text', 'ntext', 'image']);
+
 export function comparisonSql(ctx: CompileContext, lhs: string, op: ComparisonOp, rhs: TypedValueIR): string {
   const p = ctx.slots;
+  if (op !== '_is_null' && (rhs.dbType === 'geometry' || rhs.dbType === 'geography')) {
+    // Spatial values are equal when STEquals says so; there is no order and no IN for them.
+    if (op !== '_eq' && op !== '_neq') return notSupported(`the ${op} operator on ${rhs.dbType}`);
+    return `(${spatialCallSql('STEquals', lhs, rhs.dbType, valueSql(ctx, rhs))} = ${op === '_eq' ? 1 : 0})`;
+  }
+  if (op !== '_is_null' && UNCOMPARABLE.has(rhs.dbType) && !op.includes('like')) return notSupported(`comparing ${rhs.dbType} values`);
   switch (op) {
     case '_is_null': {
       if (rhs.value.kind === 'const') {

@@ -112,6 +112,7 @@ const EXTRA: Case[] = [
   { name: 'extra: delete by primary key', query: 'mutation { delete_article_by_pk(id: 1) { id title } }' },
   { name: 'extra: update with _set null and _inc', query: 'mutation { update_article(where: {id: {_gt: 3}}, _set: {views: null}, _inc: {author_id: 0}) { affected_rows } }' },
   { name: 'extra: spatial operators', query: '{ place(where: {geo: {_st_intersects: "POINT(1 2)"}, shape: {_st_touches: "LINESTRING(0 0, 1 1)"}}) { id geo shape } }' },
+  { name: 'extra: spatial equality', query: '{ place(where: {_or: [{geo: {_eq: "POINT(1 2)"}}, {shape: {_neq: "POINT(0 0)"}}]}) { id } }' },
   { name: 'extra: upsert with a where', query: 'mutation { insert_article(objects: [{title: "Alpha", published: true, views: 5}], on_conflict: {constraint: article_title_key, update_columns: [views, published], where: {views: {_lt: 100}}}) { affected_rows } }' },
 ];
 
