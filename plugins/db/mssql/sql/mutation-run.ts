@@ -127,17 +127,22 @@ export class MutationRun {
       count = r.count;
       answers = await this.answers(ret, write.table, { keys: key, rows: affected });
     } else if (write.kind === 'update') {
-      affected = await this.targets(write.table, write.alias, write.target, key);
-      if (affected.length > 0 && write.set.length > 0) {
+      if (write.set.length === 0) affected = await this.targets(write.table, write.alias, write.target, key);
+      else {
         if (write.setColumns.some((c) => key.includes(c))) {
           throw new EngineError('not-supported', 'the SQL Server kind cannot update the columns that identify a row', { path: this.plan.errorPath });
         }
+        // One statement finds, locks and writes the rows, and tells their keys (OUTPUT INTO).
+        const out = key.map(quoteIdent);
+        const types = this.keysOf(write.table).types;
         const { sql, params } = this.render(
-          `UPDATE ${write.alias} SET ${write.set.join(', ')} FROM ${quoteTable(write.table)} AS ${write.alias} WHERE ${this.affectedMark(write.alias)}`,
+          `DECLARE @svc_out TABLE (${key.map((k) => `${quoteIdent(k)} ${types.get(k) ?? 'nvarchar(max)'}`).join(', ')}); ` +
+            `UPDATE ${write.alias} SET ${write.set.join(', ')} OUTPUT ${key.map((k) => `INSERTED.${quoteIdent(k)}`).join(', ')} INTO @svc_out ` +
+            `FROM ${quoteTable(write.table)} AS ${write.alias} WHERE ${write.target}; SELECT ${out.join(', ')} FROM @svc_out`,
           write.table,
-          { keys: key, rows: affected },
+          null,
         );
-        await this.exec(sql, params);
+        affected = (await this.exec(sql, params)).map((r) => key.map((k) => r[k]));
         if (write.check) await this.check(write.check, write.table, { keys: key, rows: affected });
       }
       count = affected.length;

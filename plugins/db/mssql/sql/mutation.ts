@@ -1,8 +1,9 @@
 /**
- * Mutations, as a short program run in the request's transaction: find (and lock, UPDLOCK) the
- * rows a statement writes by their key, write them (`OUTPUT INSERTED.<key>` tells an insert's
- * keys, identity values included), check the role's `check` over the written rows, and read the
- * answer back through the role's select filter (before a delete, after an insert or update).
+ * Mutations, as a short program run in the request's transaction: write the rows, learning their
+ * keys from `OUTPUT INSERTED.<key> INTO` a table variable (an insert's identity values included;
+ * an update finds, locks and writes its rows in that one statement), or, for a delete, find and
+ * lock (UPDLOCK) them first; check the role's `check` over the written rows; and read the answer
+ * back through the role's select filter (before a delete, after an insert or update).
  * Statements are compiled once (conditions and values marked as slots); the written rows' keys
  * join them per run as an `affected` condition: ONE parameter, a JSON array of key tuples read
  * with OPENJSON, so a mutation of many rows stays within SQL Server's 2,100 parameters.

@@ -103,6 +103,10 @@ export class RecordingDriver implements MssqlDriver {
     if (sql.endsWith('AS [root]') && !sql.includes('OPENJSON(@p0) WITH ([k0]') && this.roots.length > 0) return [{ root: this.roots.shift() }];
     if (sql.endsWith('AS [root]')) return [{ root: sql.includes('WITHOUT_ARRAY_WRAPPER) AS [root]') ? null : '[]' }];
     if (sql.startsWith('SELECT TOP 1 1 AS [failed]')) return [];
+    if (sql.startsWith('DECLARE @svc_out') && sql.includes('; UPDATE ')) {
+      const cols = [...(/ OUTPUT (.*?) INTO @svc_out/.exec(sql)?.[1] ?? '').matchAll(/INSERTED\.\[([^\]]+)\]/g)].map((m) => m[1]!);
+      return [Object.fromEntries(cols.map((c) => [c, 1]))];
+    }
     if (sql.includes('WITH (UPDLOCK, ROWLOCK)')) {
       const cols = [...sql.slice(7, sql.indexOf(' FROM ')).matchAll(/\.\[([^\]]+)\]/g)].map((m) => m[1]!);
       return [Object.fromEntries(cols.map((c) => [c, c === 'title' ? 'Alpha' : 1]))];

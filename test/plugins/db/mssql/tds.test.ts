@@ -162,6 +162,14 @@ describe('db/mssql through the real mssql/tedious client, against a TDS stand-in
       expect(program.map((s) => s.declaration)).to.deep.equal(['@p0 nvarchar(4), @p1 bit', '@p0 nvarchar(7)']);
       expect(program[0]!.sql).to.match(/^DECLARE @svc_out TABLE \(\[id\] int\); INSERT INTO \[dbo\]\.\[article\]/);
 
+      // An update finds, writes and tells its rows' keys in one statement.
+      roots.push('[{"id":5,"title":"Zed"}]');
+      const updating = server.received.length;
+      expect(await gql('mutation { update_article_by_pk(pk_columns: {id: 5}, _set: {title: "Zed"}) { id title } }')).to.deep.equal({ data: { update_article_by_pk: { id: 5, title: 'Zed' } } });
+      const update = server.received.slice(updating);
+      expect(update.map((s) => s.sql.slice(0, 40))).to.deep.equal(['DECLARE @svc_out TABLE ([id] int); UPDAT', 'SELECT ISNULL((SELECT [_1].[id] AS [id],']);
+      expect(update[0]!.declaration).to.equal('@p0 nvarchar(3), @p1 int');
+
       // A failing statement rolls the transaction back.
       answer = (s) => (s.sql.startsWith('DECLARE @svc_out') ? Object.assign(new Error('Cannot insert the value NULL into column'), { number: 515 }) : [[{}]]);
       const failed = (await gql('mutation { insert_article_one(object: {title: "Nope", published: true}) { id } }')) as { errors?: Array<{ extensions?: { code?: string } }> };
