@@ -118,6 +118,15 @@ export function rowParts(ctx: CompileContext, fields: FieldIR[], table: string):
       case 'computedScalar':
       case 'computedTable':
         return notSupported('computed fields');
+      case 'nodeId':
+      case 'arrayConnection':
+        // Relay's fields: the kind does not declare `relay`.
+        return notSupported('relay');
+      default: {
+        // A field kind added to the IR must be compiled or refused here, never skipped.
+        const unknown: never = f;
+        return notSupported(`the field ${JSON.stringify(unknown)}`);
+      }
     }
   }
   // FOR JSON needs at least one column.
