@@ -50,6 +50,7 @@ if (URL === undefined || URL === '') {
       onConflict: true,
       // SQL Server (before 2025) has no regular expressions: _similar and _regex are refused.
       operators: ['_eq', '_neq', '_gt', '_lt', '_gte', '_lte', '_in', '_nin', '_is_null', '_like', '_nlike', '_ilike', '_nilike'],
+      aggregatePredicates: ['bool_and', 'bool_or', 'count'],
     },
     async setup() {
       await onServer(async (run) => {

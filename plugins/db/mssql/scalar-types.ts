@@ -32,5 +32,7 @@ export const MSSQL_SCALAR_TYPES: ScalarTypeTable = {
   // Values past 2^53 keep their digits as text; float and real read as JS numbers.
   preciseNumbers: ['bigint', 'decimal', 'numeric', 'money'],
   boolean: 'bit',
+  // SQL Server has no CORR or COVAR_SAMP; the others compile in sql/bool-exp.ts.
+  aggregatePredicates: { float: 'float', count: 'int', unsupported: ['corr', 'covar_samp'] },
   jsonLiterals: { integer: INTEGERS, number: DECIMALS, boolean: ['bit'], string: [...STRINGS, 'uniqueidentifier'] },
 };
