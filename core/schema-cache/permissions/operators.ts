@@ -8,7 +8,7 @@
 import { isPlainObject, jsonTypeName } from '../../metadata/args.js';
 import type { ResolvedColumn, ResolvedTable } from '../model.js';
 import type { KindOperatorSpec, TypeOperators } from '../../db/operators.js';
-import { checkValue, checkValues, comparedType, fail, sameType, scalarType, type ComparedType } from './values.js';
+import { checkValue, checkValues, comparedType, fail, sameType, scalarsOf, scalarType, type ComparedType } from './values.js';
 
 export interface OperatorScope {
   /** The table whose columns `_ceq: "col"` names. */
@@ -92,7 +92,8 @@ function checkOperator(name: string, t: ComparedType, key: string, v: unknown, s
       if (typeof v !== 'boolean') fail('parse-failed', `expected Boolean, but encountered ${jsonTypeName(v)}`, path);
       return;
     case 'string':
-      guard(t, scalarIs(t, STRING_TYPES), STRING_TYPES_TEXT, path);
+      // PostgreSQL's string types, or those the source's kind calls strings (SQL Server's nvarchar).
+      guard(t, scalarIs(t, STRING_TYPES) || (!t.isArray && scalarsOf(scope.tables).info(t.base).stringLike), STRING_TYPES_TEXT, path);
       return checkValue(t, v, path);
     case 'contains':
       guard(t, t.isArray || t.base === 'jsonb', 'an array or JSONB', path);

@@ -42,7 +42,7 @@ export interface ComparedType {
 }
 
 /** The column-type facts of a source's kind, which every table of `tables` (one source's) carries. */
-const scalarsOf = (tables: ReadonlyMap<string, ResolvedTable>): ScalarTypes => tables.values().next().value?.scalars ?? NO_SCALAR_FACTS;
+export const scalarsOf = (tables: ReadonlyMap<string, ResolvedTable>): ScalarTypes => tables.values().next().value?.scalars ?? NO_SCALAR_FACTS;
 const NO_SCALAR_FACTS = new ScalarTypes();
 
 /** The compared type of a column of one of `tables` (the tables of the column's source). */

@@ -1,0 +1,144 @@
+/**
+ * Statement text with its parameters. SQL Server's parameters are named (`@p0`, ...), but a
+ * statement is assembled out of order (a level's OUTER APPLY after its select list), so the
+ * compiler writes markers naming a slot and `render` numbers them `@p0..@pN` in text order,
+ * listing which value each one takes. A value used twice is sent twice.
+ */
+import { EngineError, type TypedValueIR } from '../../../../core/sdk/index.js';
+
+/** What one `@pN` receives. */
+export type Slot =
+  /** `params[index]` of the compiled statement, prepared for its use. */
+  | { kind: 'param'; index: number; use: ParamUse; cap?: number; boolean?: true }
+  /** The session variables as JSON text. */
+  | { kind: 'session' }
+  /** Mutations: the condition matching the rows a statement wrote, expanded per run. */
+  | { kind: 'affected'; alias: string };
+
+/**
+ * How a value goes to the server: as is, as a JSON array (`_in`, read with OPENJSON), as a
+ * paging bound (checked, capped by the role's limit; FETCH takes no 0, so a limit is sent as at
+ * least 1 and its `gate`, 1 or 0, says whether any row is wanted), or as a LIKE pattern given PostgreSQL's
+ * meaning (`[` is literal).
+ */
+export type ParamUse = 'value' | 'json' | 'limit' | 'offset' | 'gate' | 'like';
+
+const MARK = '\u0001';
+// Control characters by design: quoteIdent refuses them in names, and values never enter the text.
+// eslint-disable-next-line no-control-regex
+const MARK_RE = /\u0001(\d+)\u0001/g;
+
+export class SlotList {
+  readonly slots: Slot[] = [];
+  readonly params: TypedValueIR[] = [];
+  usesSession = false;
+
+  mark(slot: Slot): string {
+    if (slot.kind === 'session') this.usesSession = true;
+    this.slots.push(slot);
+    return MARK + (this.slots.length - 1) + MARK;
+  }
+
+  /** A placeholder for a statement parameter (a constant, GraphQL variable or session variable). */
+  value(v: TypedValueIR, use: ParamUse = 'value', cap?: number): string {
+    this.params.push(v);
+    const boolean = v.dbType === 'bit' || v.dbType === 'boolean' || v.dbType === 'bool';
+    return this.mark({ kind: 'param', index: this.params.length - 1, use, ...(cap !== undefined ? { cap } : {}), ...(boolean ? { boolean: true as const } : {}) });
+  }
+}
+
+export interface Rendered {
+  text: string;
+  order: Slot[];
+}
+
+/** Marked text → `@pN` text and the slots in the order they are numbered. */
+export function render(marked: string, slots: readonly Slot[]): Rendered {
+  const order: Slot[] = [];
+  const text = marked.replace(MARK_RE, (_m, n: string) => {
+    order.push(slots[Number(n)]!);
+    return `@p${order.length - 1}`;
+  });
+  return { text, order };
+}
+
+/** Values for the rendered order: `values` are the request's resolved params. */
+export function bindSlots(order: readonly Slot[], values: readonly unknown[], sessionJson: string): unknown[] {
+  return order.map((s) => {
+    switch (s.kind) {
+      case 'session':
+        return sessionJson;
+      case 'affected':
+        throw new EngineError('unexpected', 'an affected-rows condition outside a mutation');
+      case 'param':
+        return s.boolean ? booleanValue(prepare(values[s.index], s.use, s.cap)) : prepare(values[s.index], s.use, s.cap);
+    }
+  });
+}
+
+export function pagingValue(v: unknown, use: 'limit' | 'offset'): number | null {
+  if (v === null || v === undefined) return null;
+  const n = typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
+  if (typeof n === 'number' && n < 0) throw new EngineError('not-supported', 'unexpected negative value');
+  if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw new EngineError('validation-failed', `expected an integer for ${use}`);
+  return n;
+}
+
+/**
+ * A BIT takes text values (session variables) as PostgreSQL reads boolean text: SQL Server would
+ * take 'true' and 'false' but refuse 't' or 'yes'. Anything else goes as it is.
+ */
+function booleanValue(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  const t = v.trim().toLowerCase();
+  if (['t', 'true', 'y', 'yes', 'on', '1'].includes(t)) return true;
+  if (['f', 'false', 'n', 'no', 'off', '0'].includes(t)) return false;
+  return v;
+}
+
+/** The largest row count FETCH takes, standing for "no limit" when only the offset is given. */
+export const NO_LIMIT = 2147483647;
+
+function prepare(v: unknown, use: ParamUse, cap: number | undefined): unknown {
+  if (v === undefined) v = null;
+  switch (use) {
+    case 'json':
+      return v === null ? null : JSON.stringify(v);
+    case 'limit':
+    case 'offset': {
+      // A null limit is no limit (the role's cap, if any), a null offset none, as in PostgreSQL.
+      const n = pagingValue(v, use);
+      if (use === 'offset') return n ?? 0;
+      const limit = n === null ? (cap ?? NO_LIMIT) : cap === undefined ? n : Math.min(n, cap);
+      return Math.max(1, Math.min(limit, NO_LIMIT));
+    }
+    case 'gate': {
+      const n = pagingValue(v, 'limit');
+      const limit = n === null ? cap : cap === undefined ? n : Math.min(n, cap);
+      return limit === 0 ? 0 : 1;
+    }
+    case 'like':
+      return v === null ? null : likePattern(String(v));
+    case 'value':
+      if (v !== null && typeof v === 'object' && !(v instanceof Date) && !Buffer.isBuffer(v)) return JSON.stringify(v);
+      return v;
+  }
+}
+
+/**
+ * A PostgreSQL LIKE pattern for SQL Server's LIKE ... ESCAPE '\': `%` and `_` are wildcards and
+ * `\` escapes in both, but SQL Server also reads `[...]` as a character class, so a `[` is
+ * escaped to stay literal.
+ */
+export function likePattern(pattern: string): string {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\') {
+      // A trailing backslash escapes nothing in PostgreSQL: it is matched literally.
+      out += i + 1 < pattern.length ? '\\' + pattern[++i] : '\\\\';
+    } else if (c === '[') out += '\\[';
+    else out += c;
+  }
+  return out;
+}
