@@ -105,22 +105,17 @@ export class GraphQLExecutor {
       ? await tracing.span('graphql.compile', { 'graphql.operation.type': prepared.kind }, async () => this.compiled(prepared, cache, variables))
       : this.compiled(prepared, cache, variables);
     const sessionJson = JSON.stringify(session.variables);
-    const external: ExternalContext = {
-      session,
-      variables,
-      headers: meta.headers ?? NO_HEADERS,
-      query: request.query,
-      ...(run?.deadline !== undefined ? { deadline: run.deadline } : {}),
-      // The name of the operation that runs (the document's, whether or not the client named it).
-      ...(prepared.operation.name ? { operationName: prepared.operation.name.value } : {}),
-      ...(meta.responseHeaders ? { responseHeaders: meta.responseHeaders } : {}),
-    };
+    const external: ExternalContext = { session, variables, headers: meta.headers ?? NO_HEADERS, query: request.query };
+    if (run?.deadline !== undefined) external.deadline = run.deadline;
+    // The name of the operation that runs (the document's, whether or not the client named it).
+    if (prepared.operation.name) external.operationName = prepared.operation.name.value;
+    if (meta.responseHeaders) external.responseHeaders = meta.responseHeaders;
     // Mutations run first, in one transaction per source; the splice below just reads their results.
     const mutated =
       prepared.kind === 'mutation' ? await this.mutate(compiled.steps, variables, session, sessionJson, external, run) : NO_RESULTS;
     // Remote root fields: one request per remote schema, under way while the database answers.
     const remote = compiled.remote ? startRemoteGroups(compiled.steps, external) : NO_REMOTE;
-    const introspection = await this.introspect(prepared, compiled, request);
+    const introspection = compiled.introspection ? await this.introspect(prepared, compiled, request) : null;
     return this.runSteps(compiled.steps, variables, session, sessionJson, introspection, mutated, remote, external, run);
   }
 
