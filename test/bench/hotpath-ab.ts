@@ -7,7 +7,7 @@
  * median over rounds.
  *
  * Usage: tsx test/bench/hotpath-ab.ts [--only Q0,Q1,Q7] [--rounds 5] [--duration 3] [--connections 10]
- *        [--base /path/to/other/checkout] [--profile-engine <dir>]
+ *        [--base /path/to/other/checkout] [--profile-engine <dir>] [--engine-node-options '--flag ...']
  * `--base` needs a checkout with node_modules (a symlink is enough); it is built like this one.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -32,6 +32,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '10' },
     base: { type: 'string' },
     'profile-engine': { type: 'string' },
+    /** Node options for this checkout's engine only (e.g. a V8 heap setting to try). */
+    'engine-node-options': { type: 'string', default: '' },
   },
 });
 const repoRoot = resolve(import.meta.dirname, '../..');
@@ -69,7 +71,8 @@ try {
   });
   const candidates: Candidate[] = [];
   const profile = values['profile-engine'] ? ['--cpu-prof', '--cpu-prof-dir', values['profile-engine']] : [];
-  const engine = await startEngineProcess(repoRoot, cluster.url, join(workDir, 'engine'), profile);
+  const extra = values['engine-node-options'].split(' ').filter(Boolean);
+  const engine = await startEngineProcess(repoRoot, cluster.url, join(workDir, 'engine'), [...profile, ...extra]);
   stops.push(engine.stop);
   await configureEngine(engine.url, 10);
   candidates.push({ name: 'engine', pid: engine.pid, target: engineTarget(engine.url) });
