@@ -19,6 +19,7 @@ import { StatementDeadline, checkNotPassed, timeLimitExceeded } from './statemen
 import { EngineError, SpanKind, engineWorkerCount, tracing } from '../../../core/sdk/index.js';
 import { PipelineStepError, runPipeline, type PipelineRows, type PipelineStep } from './pipeline.js';
 import { guardedClientClass } from './stall-guard.js';
+import { DEFAULT_PREPARED_STATEMENTS_PER_CONNECTION, releaseClient, trackPreparedStatements } from './prepared-statements.js';
 
 export const APPLICATION_NAME = 'svc-graphql-engine';
 
@@ -75,6 +76,8 @@ export type PgHealthCheckResult =
 export interface PgSourcePoolOptions {
   /** Errors of idle connections (e.g. the server restarted); without a listener they would crash the process. */
   onIdleError?: (message: string) => void;
+  /** Prepared statements each connection keeps (./prepared-statements.ts); default 200. */
+  preparedStatementsPerConnection?: number;
 }
 
 const identity = (v: string): string => v;
@@ -146,7 +149,11 @@ export class PgSourcePool implements PgQueryable {
     // ones too, between two statements of a transaction or right after acquire; unheard, that
     // 'error' event would crash the process. The statement that follows fails as a connection
     // error and the client is released as broken.
-    this.pool.on('connect', (client) => client.on('error', (err) => onIdleError?.(scrubbedMessage(err, this.secrets))));
+    const bound = options.preparedStatementsPerConnection ?? DEFAULT_PREPARED_STATEMENTS_PER_CONNECTION;
+    this.pool.on('connect', (client) => {
+      client.on('error', (err) => onIdleError?.(scrubbedMessage(err, this.secrets)));
+      trackPreparedStatements(client, bound);
+    });
   }
 
   /** Connections currently open / idle / callers waiting for one. */
@@ -188,7 +195,7 @@ export class PgSourcePool implements PgQueryable {
       throw err;
     } finally {
       watch?.clear();
-      client.release(broken);
+      releaseClient(client, broken);
     }
   }
 
@@ -261,7 +268,7 @@ export class PgSourcePool implements PgQueryable {
     } finally {
       watch?.clear();
       tx.finish();
-      client.release(broken);
+      releaseClient(client, broken);
     }
   }
 
@@ -303,7 +310,7 @@ export class PgSourcePool implements PgQueryable {
       throw err;
     } finally {
       watch?.clear();
-      client.release(broken);
+      releaseClient(client, broken);
     }
   }
 
@@ -574,7 +581,7 @@ async function runOn<T>(client: PoolClient, secrets: readonly string[], run: () 
     }
     throw err;
   } finally {
-    client.release(broken);
+    releaseClient(client, broken);
   }
 }
 
