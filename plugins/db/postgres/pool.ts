@@ -19,6 +19,7 @@ import { StatementDeadline, checkNotPassed, timeLimitExceeded } from './statemen
 import { EngineError, SpanKind, engineWorkerCount, tracing } from '../../../core/sdk/index.js';
 import { PipelineStepError, runPipeline, type PipelineRows, type PipelineStep } from './pipeline.js';
 import { guardedClientClass } from './stall-guard.js';
+import { queryFirstText } from './json-text-query.js';
 import { DEFAULT_PREPARED_STATEMENTS_PER_CONNECTION, releaseClient, trackPreparedStatements } from './prepared-statements.js';
 
 export const APPLICATION_NAME = 'svc-graphql-engine';
@@ -482,21 +483,16 @@ function jsonTextOn(client: PoolClient, name: string | undefined, text: string, 
   return tracing.active ? traced(text, () => jsonTextRaw(client, name, text, values)) : jsonTextRaw(client, name, text, values);
 }
 
-async function jsonTextRaw(
+function jsonTextRaw(
   client: PoolClient,
   name: string | undefined,
   text: string,
   values: readonly unknown[] | undefined,
 ): Promise<string | null> {
-  const res = await client.query<[string | null]>({
-    name,
-    text,
-    values: values as unknown[] | undefined,
-    rowMode: 'array',
-    types: RAW_TYPES,
-  });
-  return res.rows.length === 0 ? null : res.rows[0]![0];
+  return queryFirstText(client, name, text, values ?? NO_VALUES);
 }
+
+const NO_VALUES: readonly unknown[] = [];
 
 function textResultsOn(client: PoolClient, text: string): Promise<TextResult[]> {
   return tracing.active ? traced(text, () => textResultsRaw(client, text)) : textResultsRaw(client, text);
