@@ -32,7 +32,11 @@ export const isAdmin = (s: Session): boolean => s.role === ADMIN_ROLE;
 /** Session variables from `x-svc-*` request headers, names lower-cased. */
 export function sessionVariablesFromHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const vars: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  // for...in over the (own, plain) header object: no entry arrays per request.
+  for (const name in headers) {
+    // Most headers are not session variables: rule them out before lower-casing.
+    if (name.length < 6 || (name.charCodeAt(0) | 0x20) !== 0x78) continue;
+    const value = headers[name];
     const lower = name.toLowerCase();
     if (!lower.startsWith('x-svc-') || value === undefined) continue;
     if (lower === 'x-svc-admin-secret' || lower === 'x-svc-access-key') continue;

@@ -23,14 +23,19 @@ export async function authenticateRequest(ctx: Context, hooks: KernelHooks, body
 }
 
 /** Runs the auth modes; a request no mode accepts is refused. Response headers stay on `request`. */
-export async function authenticate(hooks: KernelHooks, request: AuthRequest): Promise<Session> {
+export function authenticate(hooks: KernelHooks, request: AuthRequest): Promise<Session> {
   const session = tracing.active
-    ? await tracing.span('auth', {}, async (span) => {
+    ? tracing.span('auth', {}, async (span) => {
         const s = await hooks.onRequestAuth.promise(request);
         if (s) span.setAttribute('svc.role', s.role);
         return s;
       })
-    : await hooks.onRequestAuth.promise(request);
+    : hooks.onRequestAuth.promise(request);
+  // Chained rather than awaited in an async function: one promise less per request.
+  return session.then(requireSession);
+}
+
+function requireSession(session: Session | undefined): Session {
   if (!session) {
     throw new EngineError('access-denied', 'x-svc-admin-secret/x-svc-access-key required, but not found', {
       status: 401,

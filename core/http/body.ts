@@ -31,9 +31,14 @@ export function requireJsonContentType(value: string | undefined): void {
 }
 
 /** The body of a POST that must be JSON: content type, size and nesting checked. */
-export async function readJsonRequest(req: IncomingMessage, limit: number): Promise<unknown> {
-  requireJsonContentType(req.headers['content-type']);
-  return parseJsonBody(await readRawBody(req, limit));
+export function readJsonRequest(req: IncomingMessage, limit: number): Promise<unknown> {
+  try {
+    requireJsonContentType(req.headers['content-type']);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+  // Chained rather than awaited in an async function: one promise less per request.
+  return readRawBody(req, limit).then(parseJsonBody);
 }
 
 export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {

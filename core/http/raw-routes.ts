@@ -124,10 +124,13 @@ export async function dispatchRaw(handler: RawHandler, req: IncomingMessage, res
     deps.logger.error('http-log', { request_id: requestId, error: String(e), stack: (e as Error)?.stack });
     response = { status: err.status, body: JSON.stringify(errorBody(err, false)), contentType: 'application/json' };
   }
-  const headers: OutgoingHttpHeaders = { 'content-type': `${response.contentType}; charset=utf-8`, 'x-request-id': requestId };
-  for (const [name, value] of response.headers ?? []) appendHeader(headers, name, value);
-  if (deps.cors) {
-    for (const [name, value] of corsHeaders(deps.cors, req.headers.origin)) appendHeader(headers, name, value);
+  const headers: OutgoingHttpHeaders = { 'content-type': contentTypeHeader(response.contentType), 'x-request-id': requestId };
+  if (response.headers !== undefined && response.headers.length > 0) {
+    for (const [name, value] of response.headers) appendHeader(headers, name, value);
+  }
+  const origin = req.headers.origin;
+  if (deps.cors && origin !== undefined) {
+    for (const [name, value] of corsHeaders(deps.cors, origin)) appendHeader(headers, name, value);
   }
   let payload: Buffer | string = response.body;
   if (acceptsGzip(req.headers['accept-encoding'])) {
@@ -140,6 +143,18 @@ export async function dispatchRaw(handler: RawHandler, req: IncomingMessage, res
   res.end(payload);
   if (deps.metrics.enabled) recordHttp(deps.metrics, pathOf(req.url ?? ''), response.operationType ?? '', response.status, startedNs);
   logHttp(deps.logger, { requestId, method: 'POST', url: req.url ?? '', status: response.status, ip, httpVersion: req.httpVersion, startedNs });
+}
+
+const CONTENT_TYPES = new Map<string, string>();
+
+/** `<type>; charset=utf-8`, built once per media type rather than once per response. */
+function contentTypeHeader(mediaType: string): string {
+  let header = CONTENT_TYPES.get(mediaType);
+  if (header === undefined) {
+    header = `${mediaType}; charset=utf-8`;
+    if (CONTENT_TYPES.size < 16) CONTENT_TYPES.set(mediaType, header);
+  }
+  return header;
 }
 
 function tracedRaw(handler: RawHandler, request: RawRequest): Promise<RawResponse> {

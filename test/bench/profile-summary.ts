@@ -32,7 +32,7 @@ const stack = (id: number): ProfileNode[] => {
   return out;
 };
 const label = (n: ProfileNode) =>
-  `${n.callFrame.functionName || '(anonymous)'}  ${n.callFrame.url ? `${n.callFrame.url.replace(/^.*\/(node_modules|main)\//, '')}:${n.callFrame.lineNumber + 1}` : ''}`;
+  `${n.callFrame.functionName || '(anonymous)'}  ${n.callFrame.url ? `${n.callFrame.url.replace(/^.*\/node_modules\//, '').replace(/^file:\/\/.*?\/(?:dist\/)?(?=(?:core|plugins|bin)\/)/, '')}:${n.callFrame.lineNumber + 1}` : ''}`;
 
 function where(url: string): string {
   if (!url) return '(native/V8: syscalls, GC, JSON)';
@@ -67,7 +67,7 @@ for (let i = Math.max(first, 0); i <= last; i++) {
   add(byPackage, where(leaf.callFrame.url), dt);
   const seen = new Set<string>();
   for (const f of frames) {
-    if (!/\/main\/(core|plugins)\//.test(f.callFrame.url)) continue;
+    if (f.callFrame.url.includes('node_modules') || !/\/(core|plugins)\//.test(f.callFrame.url)) continue;
     const k = label(f);
     if (!seen.has(k)) add(inclusive, k, dt);
     seen.add(k);

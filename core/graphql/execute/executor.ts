@@ -7,6 +7,12 @@
 import {
   execute,
   getOperationAST,
+  GraphQLBoolean,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLScalarType,
+  GraphQLString,
   getVariableValues,
   Kind,
   visit,
@@ -26,7 +32,7 @@ import { applyRemoteJoins } from './remote-joins.js';
 import type { CompiledStatement, RunOptions, SourceConnection } from '../../db/contract.js';
 import type { LimitContext, LimitGate, LimitHooks } from './limits.js';
 import type { GraphQLRequest } from './request.js';
-import { LruCache } from './lru.js';
+import { PlanCache } from './plan-cache.js';
 import { parseDocument, validateDocument } from './validate.js';
 import { compileOperation, MAX_VARIANTS, variantKey, type CompiledOperation, type OperationKind, type PreparedOperation, type RootStep } from './plan.js';
 import { runMutationSteps } from './mutation.js';
@@ -66,7 +72,7 @@ export interface ExecutorLimits {
 export type SchemaFlavour = (cache: SchemaCache, role: string) => Promise<RoleSchema>;
 
 export class GraphQLExecutor {
-  private readonly prepared: LruCache<string, PreparedOperation>;
+  private readonly prepared: PlanCache<PreparedOperation>;
   private readonly preparing = new Map<string, Promise<PreparedOperation>>();
 
   constructor(
@@ -76,7 +82,7 @@ export class GraphQLExecutor {
     private readonly metrics?: MetricsRegistry,
     private readonly flavour?: SchemaFlavour,
   ) {
-    this.prepared = new LruCache(config.queryPlanCacheSize);
+    this.prepared = new PlanCache(config.queryPlanCacheSize);
   }
 
   /** Runs one request; returns the response body as JSON text. Throws EngineError for request errors. */
@@ -87,9 +93,11 @@ export class GraphQLExecutor {
   /** Runs one request; returns the JSON text of its `data` object (REST endpoints answer it bare). */
   async executeData(request: GraphQLRequest, session: Session, meta: ExecutionMeta = DEFAULT_META()): Promise<string> {
     const cache = this.ref.current;
-    const prepared = tracing.active
-      ? await tracing.span('graphql.plan', { 'graphql.operation.name': request.operationName ?? '' }, () => this.prepare(cache, request, session.role))
-      : await this.prepare(cache, request, session.role);
+    // A plan-cache hit is answered synchronously: no promise, no extra turn of the microtask queue.
+    const planned = tracing.active
+      ? tracing.span('graphql.plan', { 'graphql.operation.name': request.operationName ?? '' }, async () => this.prepare(cache, request, session.role))
+      : this.prepare(cache, request, session.role);
+    const prepared = planned instanceof Promise ? await planned : planned;
     meta.operationType = prepared.kind;
     if (meta.queryOnly && prepared.kind !== 'query') {
       throw new EngineError('method-not-allowed', `${prepared.kind}s are not allowed over GET; use POST`, { status: 405, path: '$' });
@@ -104,22 +112,17 @@ export class GraphQLExecutor {
       ? await tracing.span('graphql.compile', { 'graphql.operation.type': prepared.kind }, async () => this.compiled(prepared, cache, variables))
       : this.compiled(prepared, cache, variables);
     const sessionJson = JSON.stringify(session.variables);
-    const external: ExternalContext = {
-      session,
-      variables,
-      headers: meta.headers ?? NO_HEADERS,
-      query: request.query,
-      ...(run?.deadline !== undefined ? { deadline: run.deadline } : {}),
-      // The name of the operation that runs (the document's, whether or not the client named it).
-      ...(prepared.operation.name ? { operationName: prepared.operation.name.value } : {}),
-      ...(meta.responseHeaders ? { responseHeaders: meta.responseHeaders } : {}),
-    };
+    const external: ExternalContext = { session, variables, headers: meta.headers ?? NO_HEADERS, query: request.query };
+    if (run?.deadline !== undefined) external.deadline = run.deadline;
+    // The name of the operation that runs (the document's, whether or not the client named it).
+    if (prepared.operation.name) external.operationName = prepared.operation.name.value;
+    if (meta.responseHeaders) external.responseHeaders = meta.responseHeaders;
     // Mutations run first, in one transaction per source; the splice below just reads their results.
     const mutated =
       prepared.kind === 'mutation' ? await this.mutate(compiled.steps, variables, session, sessionJson, external, run) : NO_RESULTS;
     // Remote root fields: one request per remote schema, under way while the database answers.
     const remote = compiled.remote ? startRemoteGroups(compiled.steps, external) : NO_REMOTE;
-    const introspection = await this.introspect(prepared, compiled, request);
+    const introspection = compiled.introspection ? await this.introspect(prepared, compiled, request) : null;
     return this.runSteps(compiled.steps, variables, session, sessionJson, introspection, mutated, remote, external, run);
   }
 
@@ -193,21 +196,22 @@ export class GraphQLExecutor {
     return { kind: prepared.kind, fields: plannedFields(compiled.steps, '', variables, session) };
   }
 
-  private async prepare(cache: SchemaCache, request: GraphQLRequest, role: string): Promise<PreparedOperation> {
-    const key = `${cache.version}\u0000${role}\u0000${request.operationName ?? ''}\u0000${request.query}`;
-    const hit = this.prepared.get(key);
+  private prepare(cache: SchemaCache, request: GraphQLRequest, role: string): PreparedOperation | Promise<PreparedOperation> {
+    const operationName = request.operationName ?? '';
+    const hit = this.prepared.get(request.query, cache.version, role, operationName);
     if (this.metrics?.enabled) this.metrics.engine.planCacheLookups.inc({ result: hit ? 'hit' : 'miss' });
     if (hit) return hit;
     // Concurrent first requests of one text (a burst of subscribers) parse and validate it once.
+    const key = `${cache.version}\u0000${role}\u0000${operationName}\u0000${request.query}`;
     let pending = this.preparing.get(key);
     if (!pending) {
-      pending = this.prepareNew(cache, request, role, key).finally(() => this.preparing.delete(key));
+      pending = this.prepareNew(cache, request, role).finally(() => this.preparing.delete(key));
       this.preparing.set(key, pending);
     }
     return pending;
   }
 
-  private async prepareNew(cache: SchemaCache, request: GraphQLRequest, role: string, key: string): Promise<PreparedOperation> {
+  private async prepareNew(cache: SchemaCache, request: GraphQLRequest, role: string): Promise<PreparedOperation> {
     const roleSchema = await (this.flavour ? this.flavour(cache, role) : cache.schemaFor(role));
     const document = parseDocument(request.query);
     validateDocument(roleSchema.schema, document);
@@ -230,7 +234,7 @@ export class GraphQLExecutor {
       structural: [],
       variants: new Map(),
     };
-    this.prepared.set(key, prepared);
+    this.prepared.set(request.query, cache.version, role, request.operationName ?? '', prepared);
     return prepared;
   }
 
@@ -278,36 +282,69 @@ export class GraphQLExecutor {
     external: ExternalContext,
     run?: RunOptions,
   ): Promise<string> {
-    const values = await Promise.all(
-      steps.map(async (step): Promise<string> => {
-        switch (step.kind) {
-          case 'typename':
-            return JSON.stringify(step.value);
-          case 'introspection':
-            return JSON.stringify(introspection?.[step.key] ?? null);
-          case 'namespace':
-            return this.runSteps(step.steps, variables, session, sessionJson, introspection, mutated, remote, external, run);
-          case 'mutation':
-            return mutated.get(step) ?? 'null';
-          case 'live':
-            throw new EngineError('unexpected', 'a subscription field reached the query executor');
-          case 'remote':
-            return (await remote.get(step)) ?? 'null';
-          case 'db': {
-            requireSessionVariables(step.sessionVariables, session);
-            const bound = bindParams(step.statement.params, variables, session);
-            const json = await step.connection.runQuery(step.statement, sessionJson, bound, run);
-            return step.joins ? applyRemoteJoins(json, step.joins, external) : json;
-          }
+    // Steps answered without waiting give their text at once; only database and remote answers are awaited.
+    const values = new Array<string | Promise<string>>(steps.length);
+    let waiting = 0;
+    let last = -1;
+    try {
+      for (let i = 0; i < steps.length; i++) {
+        const v = this.stepValue(steps[i]!, variables, session, sessionJson, introspection, mutated, remote, external, run);
+        values[i] = v;
+        if (typeof v !== 'string') {
+          waiting++;
+          last = i;
         }
-      }),
-    );
+      }
+    } catch (e) {
+      // Answers already under way are dropped with the request: their failures must not go unhandled.
+      for (const v of values) if (v !== undefined && typeof v !== 'string') v.catch(() => undefined);
+      throw e;
+    }
+    if (waiting === 1) values[last] = await values[last]!;
+    else if (waiting > 1) {
+      const all = await Promise.all(values);
+      for (let i = 0; i < all.length; i++) values[i] = all[i]!;
+    }
     let out = '{';
     for (let i = 0; i < steps.length; i++) {
       if (i > 0) out += ',';
-      out += JSON.stringify(steps[i]!.key) + ':' + values[i];
+      out += JSON.stringify(steps[i]!.key) + ':' + (values[i] as string);
     }
     return out + '}';
+  }
+
+  private stepValue(
+    step: RootStep,
+    variables: Record<string, unknown>,
+    session: Session,
+    sessionJson: string,
+    introspection: Record<string, unknown> | null,
+    mutated: ReadonlyMap<RootStep, string>,
+    remote: ReadonlyMap<RootStep, Promise<string>>,
+    external: ExternalContext,
+    run?: RunOptions,
+  ): string | Promise<string> {
+    switch (step.kind) {
+      case 'typename':
+        return JSON.stringify(step.value);
+      case 'introspection':
+        return JSON.stringify(introspection?.[step.key] ?? null);
+      case 'namespace':
+        return this.runSteps(step.steps, variables, session, sessionJson, introspection, mutated, remote, external, run);
+      case 'mutation':
+        return mutated.get(step) ?? 'null';
+      case 'live':
+        throw new EngineError('unexpected', 'a subscription field reached the query executor');
+      case 'remote':
+        return (remote.get(step) ?? Promise.resolve(null)).then((text) => text ?? 'null');
+      case 'db': {
+        requireSessionVariables(step.sessionVariables, session);
+        const bound = bindParams(step.statement.params, variables, session);
+        const json = step.connection.runQuery(step.statement, sessionJson, bound, run);
+        const joins = step.joins;
+        return joins ? json.then((text) => applyRemoteJoins(text, joins, external)) : json;
+      }
+    }
   }
 }
 
@@ -464,6 +501,8 @@ function coerceVariables(prepared: PreparedOperation, request: GraphQLRequest): 
   }
   const definitions = prepared.operation.variableDefinitions;
   if (!definitions || definitions.length === 0) return NO_VARIABLES;
+  const quick = coerceBuiltInScalars(prepared, request.variables);
+  if (quick) return quick;
   const problem = variableProblem(definitions, request.variables ?? {});
   if (problem) throw problem;
   const coerced = getVariableValues(prepared.roleSchema.schema, definitions, request.variables);
@@ -471,6 +510,70 @@ function coerceVariables(prepared: PreparedOperation, request: GraphQLRequest): 
     throw new EngineError('validation-failed', coerced.errors[0]!.message, { path: '$.variableValues' });
   }
   return coerced.coerced;
+}
+
+interface ScalarVariable {
+  name: string;
+  nonNull: boolean;
+  /** The value as graphql-js would coerce it, or undefined when it would not accept it as is. */
+  coerce: (v: unknown) => unknown;
+}
+
+const MAX_INT = 2147483647;
+const MIN_INT = -2147483648;
+/** graphql-js's parseValue of the built-in scalars, for the values they accept unchanged (or, ID, as text). */
+const BUILT_IN_COERCIONS = new Map<GraphQLScalarType, (v: unknown) => unknown>([
+  [GraphQLInt, (v) => (typeof v === 'number' && Number.isInteger(v) && v <= MAX_INT && v >= MIN_INT ? v : undefined)],
+  [GraphQLFloat, (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)],
+  [GraphQLString, (v) => (typeof v === 'string' ? v : undefined)],
+  [GraphQLBoolean, (v) => (typeof v === 'boolean' ? v : undefined)],
+  [GraphQLID, (v) => (typeof v === 'string' ? v : typeof v === 'number' && Number.isInteger(v) ? String(v) : undefined)],
+]);
+
+const SCALAR_VARIABLE_PLANS = new WeakMap<PreparedOperation, readonly ScalarVariable[] | null>();
+
+/** Null when a definition is not a built-in scalar without a default value (graphql-js coerces those). */
+function scalarVariablePlan(prepared: PreparedOperation): readonly ScalarVariable[] | null {
+  let plan = SCALAR_VARIABLE_PLANS.get(prepared);
+  if (plan !== undefined) return plan;
+  const scalars: ScalarVariable[] = [];
+  plan = scalars;
+  for (const d of prepared.operation.variableDefinitions ?? []) {
+    const nonNull = d.type.kind === Kind.NON_NULL_TYPE;
+    const named = nonNull ? (d.type as { type: TypeNode }).type : d.type;
+    const type = named.kind === Kind.NAMED_TYPE ? prepared.roleSchema.schema.getType(named.name.value) : undefined;
+    const coerce = type instanceof GraphQLScalarType ? BUILT_IN_COERCIONS.get(type) : undefined;
+    if (d.defaultValue || !coerce) {
+      plan = null;
+      break;
+    }
+    scalars.push({ name: d.variable.name.value, nonNull, coerce });
+  }
+  SCALAR_VARIABLE_PLANS.set(prepared, plan);
+  return plan;
+}
+
+/**
+ * The common case without graphql-js: every variable a built-in scalar given a value of its kind
+ * (or a nullable one given null or nothing). Anything else returns undefined, and the full
+ * coercion runs, with its errors.
+ */
+function coerceBuiltInScalars(prepared: PreparedOperation, given: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const plan = scalarVariablePlan(prepared);
+  if (plan === null) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const v of plan) {
+    const value = given !== undefined && Object.hasOwn(given, v.name) ? given[v.name] : undefined;
+    if (value === undefined || value === null) {
+      if (v.nonNull) return undefined;
+      if (value === null) out[v.name] = null;
+      continue;
+    }
+    const coerced = v.coerce(value);
+    if (coerced === undefined) return undefined;
+    out[v.name] = coerced;
+  }
+  return out;
 }
 
 export function bindParams(params: readonly TypedValueIR[], variables: Record<string, unknown>, session: Session): unknown[] {

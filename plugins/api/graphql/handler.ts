@@ -41,6 +41,18 @@ export interface GraphQLHandlerDeps {
   config: ServerConfig;
 }
 
+// The executor is a container singleton: resolved once per container, not once per request.
+const EXECUTORS = new WeakMap<AwilixContainer, GraphQLExecutor>();
+
+function executorOf(deps: GraphQLHandlerDeps): GraphQLExecutor {
+  let executor = EXECUTORS.get(deps.container);
+  if (executor === undefined) {
+    executor = deps.container.resolve<GraphQLExecutor>('graphqlExecutor');
+    EXECUTORS.set(deps.container, executor);
+  }
+  return executor;
+}
+
 const TRANSPORT_STATUSES: ReadonlySet<number> = new Set([405, 415]);
 
 export async function handleGraphQL(
@@ -60,12 +72,16 @@ export async function handleGraphQL(
     const request = await read();
     if (!request.batch) auth.body = request.request;
     session = await authenticate(hooks, auth);
-    const executor = deps.container.resolve<GraphQLExecutor>('graphqlExecutor');
+    const executor = executorOf(deps);
     // API limits and the allow-list run inside the executor, once per operation (see onRequestLimit).
     if (!request.batch) {
       const meta: ExecutionMeta = { endpoint: 'graphql', ip, operationCount: 1, queryOnly: method === 'GET', headers, responseHeaders: auth.responseHeaders };
-      const body = await executor.execute(request.request, session, meta).finally(() => (operationType = meta.operationType ?? ''));
-      return { status: 200, body, contentType, headers: auth.responseHeaders, session, operationType };
+      try {
+        const body = await executor.execute(request.request, session, meta);
+        return { status: 200, body, contentType, headers: auth.responseHeaders, session, operationType: meta.operationType ?? '' };
+      } finally {
+        operationType = meta.operationType ?? '';
+      }
     }
     const s = session;
     const showInternal = showInternalTo(s, config);

@@ -52,18 +52,17 @@ export default definePlugin({
 
     hooks.onHttpRoutes.tap('api/graphql', ({ router, raw }) => {
       for (const [path, mode] of ENDPOINTS) {
-        raw.post(path, async ({ req, ip, requestId }) => {
-          const exchange = await handleGraphQL(deps, mode, 'POST', req.headers, ip, async () =>
-            logQuery(requestId, parseGraphQLHttpBody(await readJsonRequest(req, config.maxRequestBodySize))),
-          );
-          return {
+        raw.post(path, ({ req, ip, requestId }) =>
+          handleGraphQL(deps, mode, 'POST', req.headers, ip, () =>
+            readJsonRequest(req, config.maxRequestBodySize).then((body) => logQuery(requestId, parseGraphQLHttpBody(body))),
+          ).then((exchange) => ({
             status: exchange.status,
             body: exchange.body,
             contentType: exchange.contentType,
             headers: exchange.headers,
             operationType: exchange.operationType,
-          };
-        });
+          })),
+        );
         router.get(path, async (ctx) => {
           const exchange = await handleGraphQL(deps, mode, 'GET', ctx.headers, ctx.ip, async () => ({
             batch: false,

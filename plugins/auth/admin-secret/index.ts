@@ -28,9 +28,11 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(v) ? v[0] : v;
 }
 
-function secretsMatch(given: string, expected: Buffer): boolean {
-  const a = Buffer.from(given);
-  return a.length === expected.length && timingSafeEqual(a, expected);
+/** `scratch` (as long as `expected`) receives the given secret: no buffer allocated per request. */
+function secretsMatch(given: string, expected: Buffer, scratch: Buffer): boolean {
+  if (Buffer.byteLength(given) !== expected.length) return false;
+  scratch.write(given);
+  return timingSafeEqual(scratch, expected);
 }
 
 export default definePlugin<AdminSecretOptions>({
@@ -44,13 +46,14 @@ export default definePlugin<AdminSecretOptions>({
   optionsFromConfig: (config) => (config.adminSecret !== undefined ? { secret: config.adminSecret } : {}),
   register(_container, hooks, { secret }) {
     const expected = secret === undefined ? undefined : Buffer.from(secret);
+    const scratch = Buffer.alloc(expected?.length ?? 0);
     hooks.onRequestAuth.tap({ name: PLUGIN_ID, stage: Stage.EARLY }, (req) => {
       const variables = sessionVariablesFromHeaders(req.headers);
       const role = variables['x-svc-role'] ?? ADMIN_ROLE;
       if (expected === undefined) return makeSession(role, variables);
       const given = header(req.headers, 'x-svc-admin-secret') ?? header(req.headers, 'x-svc-access-key');
       if (given === undefined) return undefined;
-      if (!secretsMatch(given, expected)) {
+      if (!secretsMatch(given, expected, scratch)) {
         throw new EngineError('access-denied', 'invalid "x-svc-admin-secret"/"x-svc-access-key"', { status: 401 });
       }
       return makeSession(role, variables);

@@ -19,6 +19,8 @@ import { StatementDeadline, checkNotPassed, timeLimitExceeded } from './statemen
 import { EngineError, SpanKind, engineWorkerCount, tracing } from '../../../core/sdk/index.js';
 import { PipelineStepError, runPipeline, type PipelineRows, type PipelineStep } from './pipeline.js';
 import { stallGuardPoolConfig } from './stall-guard.js';
+import { queryFirstText } from './json-text-query.js';
+import { DEFAULT_PREPARED_STATEMENTS_PER_CONNECTION, releaseClient, trackPreparedStatements } from './prepared-statements.js';
 
 export const APPLICATION_NAME = 'svc-graphql-engine';
 
@@ -75,6 +77,8 @@ export type PgHealthCheckResult =
 export interface PgSourcePoolOptions {
   /** Errors of idle connections (e.g. the server restarted); without a listener they would crash the process. */
   onIdleError?: (message: string) => void;
+  /** Prepared statements each connection keeps (./prepared-statements.ts); default 200. */
+  preparedStatementsPerConnection?: number;
 }
 
 const identity = (v: string): string => v;
@@ -140,7 +144,11 @@ export class PgSourcePool implements PgQueryable {
     // ones too, between two statements of a transaction or right after acquire; unheard, that
     // 'error' event would crash the process. The statement that follows fails as a connection
     // error and the client is released as broken.
-    this.pool.on('connect', (client) => client.on('error', (err) => onIdleError?.(scrubbedMessage(err, this.secrets))));
+    const bound = options.preparedStatementsPerConnection ?? DEFAULT_PREPARED_STATEMENTS_PER_CONNECTION;
+    this.pool.on('connect', (client) => {
+      client.on('error', (err) => onIdleError?.(scrubbedMessage(err, this.secrets)));
+      trackPreparedStatements(client, bound);
+    });
   }
 
   /** Connections currently open / idle / callers waiting for one. */
@@ -182,7 +190,7 @@ export class PgSourcePool implements PgQueryable {
       throw err;
     } finally {
       watch?.clear();
-      client.release(broken);
+      releaseClient(client, broken);
     }
   }
 
@@ -255,7 +263,7 @@ export class PgSourcePool implements PgQueryable {
     } finally {
       watch?.clear();
       tx.finish();
-      client.release(broken);
+      releaseClient(client, broken);
     }
   }
 
@@ -297,7 +305,7 @@ export class PgSourcePool implements PgQueryable {
       throw err;
     } finally {
       watch?.clear();
-      client.release(broken);
+      releaseClient(client, broken);
     }
   }
 
@@ -469,21 +477,16 @@ function jsonTextOn(client: PoolClient, name: string | undefined, text: string, 
   return tracing.active ? traced(text, () => jsonTextRaw(client, name, text, values)) : jsonTextRaw(client, name, text, values);
 }
 
-async function jsonTextRaw(
+function jsonTextRaw(
   client: PoolClient,
   name: string | undefined,
   text: string,
   values: readonly unknown[] | undefined,
 ): Promise<string | null> {
-  const res = await client.query<[string | null]>({
-    name,
-    text,
-    values: values as unknown[] | undefined,
-    rowMode: 'array',
-    types: RAW_TYPES,
-  });
-  return res.rows.length === 0 ? null : res.rows[0]![0];
+  return queryFirstText(client, name, text, values ?? NO_VALUES);
 }
+
+const NO_VALUES: readonly unknown[] = [];
 
 function textResultsOn(client: PoolClient, text: string): Promise<TextResult[]> {
   return tracing.active ? traced(text, () => textResultsRaw(client, text)) : textResultsRaw(client, text);
@@ -568,7 +571,7 @@ async function runOn<T>(client: PoolClient, secrets: readonly string[], run: () 
     }
     throw err;
   } finally {
-    client.release(broken);
+    releaseClient(client, broken);
   }
 }
 
