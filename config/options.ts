@@ -126,7 +126,10 @@ export const EXPERIMENTAL_FEATURE_SUPPORT: { readonly [K in ExperimentalFeature]
   },
   naming_convention: { built: true, note: 'a source customization\'s `naming_convention` applies, given or not' },
   streaming_subscriptions: { feature: 'streaming-subscriptions', note: '`<table>_stream` subscriptions are served, given or not' },
-  gateway_federation: { built: false, note: 'not built (no Apollo federation `_service` / `_entities`)' },
+  gateway_federation: {
+    feature: 'gateway-federation',
+    note: 'Apollo Federation subgraph: `_service { sdl }`, and `_entities` over the tables tracked with `gateway_federation_config: {enable: "v1"}` (`@key` on their primary key)',
+  },
   hide_update_many_fields: { built: true, note: 'hides the `update_<table>_many` root fields' },
   wh_string_numeric_input: {
     feature: 'wh-string-numeric-input',

@@ -31,7 +31,7 @@ const QUERIES = [
   '{ comment(order_by: {id: asc}) { id article { title author { name } } } }',
 ];
 
-const ROLES = [
+const ROLES: Array<Record<string, string>> = [
   { 'x-svc-role': 'user', 'x-svc-user-id': '1' },
   { 'x-svc-role': 'user', 'x-svc-user-id': '2' },
   { 'x-svc-role': 'user', 'x-svc-user-id': '4' },
