@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { buildSchema } from 'graphql';
-import { graphql, metadata, startTestEngine } from '../../../helpers/engine.js';
+import { call, graphql, metadata, startTestEngine } from '../../../helpers/engine.js';
 import type { Engine } from '../../../../core/engine.js';
 import { dataOf, startReadApiFixture, type ReadApiFixture } from '../../../integration/read-api/fixture.js';
 
@@ -66,6 +66,45 @@ describe('metadata/gateway-federation (integration)', function () {
       { __typename: 'author', id: 2, name: 'Alan Turing' },
       { __typename: 'article', id: 1, title: 'Notes on the Analytical Engine' },
     ]);
+  });
+
+  it('runs one statement per type, not per representation', async () => {
+    const conn = f.engine.ref.current.sources.get('default')!.connection;
+    const original = conn.runQuery.bind(conn);
+    const texts: string[] = [];
+    conn.runQuery = (...args: Parameters<typeof original>) => {
+      texts.push(args[0].text);
+      return original(...args);
+    };
+    try {
+      const representations = [1, 2, 3, 4, 5].map((id) => ({ __typename: 'author', id })).concat([1, 2, 3].map((id) => ({ __typename: 'article', id })));
+      const data = dataOf(await graphql(f.engine, ENTITIES, { representations }));
+      expect(data._entities).to.have.length(8);
+      expect(data._entities.every((e: unknown) => e !== null)).to.equal(true);
+      expect(texts).to.have.length(2);
+      // The keys are one array parameter, never SQL text.
+      for (const t of texts) expect(t).to.not.match(/Ada|'1'/);
+    } finally {
+      conn.runQuery = original;
+    }
+  });
+
+  it('matches composite keys as whole tuples (no cross-product rows)', async () => {
+    const sql = `CREATE TABLE edition (book int, lang text, title text NOT NULL, PRIMARY KEY (book, lang));
+      INSERT INTO edition VALUES (1, 'en', 'One'), (1, 'fr', 'Un'), (2, 'en', 'Two'), (2, 'fr', 'Deux');`;
+    const created = await call(f.engine, '/v2/query', { type: 'run_sql', args: { sql } });
+    expect(created.status, JSON.stringify(created.body)).to.equal(200);
+    const res = await metadata(f.engine, { type: 'pg_track_table', args: { table: 'edition', gateway_federation_config: { enable: 'v1' } } });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    const sdl: string = dataOf(await graphql(f.engine, '{ _service { sdl } }'))._service.sdl;
+    expect(sdl).to.contain('type edition @key(fields: "book lang") {');
+    const representations = [
+      { __typename: 'edition', book: 2, lang: 'fr' },
+      { __typename: 'edition', book: 1, lang: 'en' },
+      { __typename: 'edition', book: 1, lang: 'de' },
+    ];
+    const data = dataOf(await graphql(f.engine, '($r: [_Any!]!) { _entities(representations: $r) { ... on edition { title } } }'.replace('(', 'query ('), { r: representations }));
+    expect(data._entities).to.deep.equal([{ title: 'Deux' }, { title: 'One' }, null]);
   });
 
   it('takes representations written in the query too', async () => {
