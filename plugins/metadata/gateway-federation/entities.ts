@@ -14,7 +14,9 @@ import {
   buildFields,
   fillJoins,
   joinShapeOfQuery,
+  sessionVariablesOfQuery,
   validationError,
+  EngineError,
   type BoolExpIR,
   type CompiledStatement,
   type ExternalContext,
@@ -44,6 +46,8 @@ interface EntitiesPart extends RemoteFieldPart {
 interface PlannedType {
   entity: EntityView;
   ir: RootFieldIR;
+  /** Session variables the statement reads (the role's filter): required, as for any query. */
+  sessionVariables: readonly string[];
   compiled?: { statement: CompiledStatement; connection: SourceConnection };
 }
 
@@ -57,7 +61,8 @@ export function entitiesGroup(entities: ReadonlyMap<string, EntityView>, build: 
       const types = new Map<string, PlannedType>();
       for (const [name, entity] of entities) {
         const fields = buildFields(entity.view, forType(field.selectionSet, name, ctx), ctx, `$.selectionSet.${key}`);
-        types.set(name, { entity, ir: entityIR(entity, fields) });
+        const ir = entityIR(entity, fields);
+        types.set(name, { entity, ir, sessionVariables: sessionVariablesOfQuery(ir) });
       }
       const input = argumentsOf(field).get('representations');
       const node = input?.kind === 'ast' ? input.node : undefined;
@@ -123,6 +128,9 @@ async function fetchRows(
   build: SchemaBuildContext,
   options: { stringifyNumericTypes: boolean },
 ): Promise<Map<string, Record<string, unknown>>> {
+  for (const name of type.sessionVariables) {
+    if (ext.session.variables[name] === undefined) throw new EngineError('not-found', `missing session variable: "${name}"`, { path: '$' });
+  }
   if (!type.compiled) {
     const connection = build.cache.sources.get(type.entity.view.source)?.connection;
     if (!connection) throw validationError(`source ${JSON.stringify(type.entity.view.source)} is not available`, '$');

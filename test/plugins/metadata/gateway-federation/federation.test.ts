@@ -121,6 +121,15 @@ describe('metadata/gateway-federation (integration)', function () {
     expect(hidden.body.errors[0].message).to.contain('email');
   });
 
+  it('a session variable the permission needs and the request lacks is the same error as for a table query', async () => {
+    const noId = { 'x-svc-role': 'user' };
+    const viaTable = await graphql(f.engine, '{ article { id } }', {}, noId);
+    const viaEntities = await graphql(f.engine, ENTITIES, { representations: [{ __typename: 'article', id: 3 }] }, noId);
+    expect(viaTable.body.errors[0].message).to.match(/x-svc-user-id/i);
+    expect(viaEntities.body.errors[0].message).to.equal(viaTable.body.errors[0].message);
+    expect(viaEntities.body.errors[0].extensions.code).to.equal(viaTable.body.errors[0].extensions.code);
+  });
+
   it('a role that cannot select the key has _service but no _entities', async () => {
     const nokey = { 'x-svc-role': 'nokey' };
     const sdl: string = dataOf(await graphql(f.engine, '{ _service { sdl } }', {}, nokey))._service.sdl;
