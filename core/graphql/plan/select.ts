@@ -112,6 +112,7 @@ export function buildFields(view: TableView, set: SelectionSetNode, ctx: PlanCon
     if (rel && rel.rel.kind === 'object') {
       const select: SelectIR = {
         ...emptySelectFrom(rel.target),
+        ...(rel.targetFilterImplied ? { permissionFilter: null } : {}),
         // One row at most: the reference engine applies no row cap to object relationships.
         permissionLimit: null,
         fields: buildFields(rel.target, subSelection(f), ctx, at),
@@ -119,7 +120,8 @@ export function buildFields(view: TableView, set: SelectionSetNode, ctx: PlanCon
       return { kind: 'objectRelationship', alias: f.key, mapping: rel.rel.mapping, select };
     }
     if (rel) {
-      return { kind: 'arrayRelationship', alias: f.key, mapping: rel.rel.mapping, select: buildSelect(rel.target, f, ctx, at) };
+      const select = buildSelect(rel.target, f, ctx, at);
+      return { kind: 'arrayRelationship', alias: f.key, mapping: rel.rel.mapping, select: rel.targetFilterImplied ? { ...select, permissionFilter: null } : select };
     }
     const agg = view.aggregatesByField.get(f.name);
     if (agg) {

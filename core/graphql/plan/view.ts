@@ -47,6 +47,12 @@ export interface RelationshipView {
   /** GraphQL field name of `<rel>_aggregate` (array relationships whose target allows aggregations). */
   aggregateField: string | null;
   target: TableView;
+  /**
+   * optimise_permission_filters: the target's row filter is `{<back>: <this table's filter>}`
+   * through a relationship joining back on the same columns, so every row reached from a row the
+   * role sees passes it; the join then leaves it out (the reference's permission deduplication).
+   */
+  targetFilterImplied?: boolean;
 }
 
 /** One argument of a function as the client supplies it in `args`. */

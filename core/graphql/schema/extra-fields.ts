@@ -21,7 +21,9 @@ export function roleViews(draft: SchemaDraft, source: ResolvedSource, ctx: Schem
   if (!bySource) built.set(draft, (bySource = new Map()));
   const known = bySource.get(source.name);
   if (known) return known;
-  const made = buildTableViews(source, ctx.role, new Naming(source.customization));
+  const made = buildTableViews(source, ctx.role, new Naming(source.customization), {
+    optimisePermissionFilters: ctx.config.experimentalFeatures.includes('optimise_permission_filters'),
+  });
   const views = draft.adaptViews ? draft.adaptViews(made, source) : made;
   // Registered before the extensions run: they may ask for this source's views again.
   bySource.set(source.name, views);

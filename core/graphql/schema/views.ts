@@ -3,7 +3,7 @@
  * Admin sees everything. Any other role sees a table only through its select permission, only
  * the permitted columns, and a relationship only when the role may select from its target.
  */
-import type { ResolvedColumn, ResolvedSource, ResolvedTable } from '../../schema-cache/model.js';
+import type { ResolvedColumn, ResolvedRelationship, ResolvedSource, ResolvedTable } from '../../schema-cache/model.js';
 import type { BoolExpIR } from '../ir.js';
 import type { BoolExpJson } from '../../metadata/types.js';
 import { buildPermissionFilter } from '../plan/bool-exp.js';
@@ -89,8 +89,13 @@ interface Candidate {
   columns: ColumnView[];
 }
 
+export interface TableViewOptions {
+  /** `--experimental-features optimise_permission_filters`: mark relationships whose target filter the parent implies. */
+  optimisePermissionFilters?: boolean;
+}
+
 /** Every table the role may select from in this source, keyed by table key. */
-export function buildTableViews(source: ResolvedSource, role: string, naming: Naming): Map<string, TableView> {
+export function buildTableViews(source: ResolvedSource, role: string, naming: Naming, options: TableViewOptions = {}): Map<string, TableView> {
   const candidates = new Map<string, Candidate>();
   for (const table of source.tables.values()) {
     const a = accessFor(table, role);
@@ -114,7 +119,7 @@ export function buildTableViews(source: ResolvedSource, role: string, naming: Na
 
   const views = new Map<string, TableView>();
   for (const [key, c] of candidates) views.set(key, makeView(source, c, naming));
-  for (const [key, c] of candidates) linkRelationships(views.get(key)!, c.table, views, naming);
+  for (const [key, c] of candidates) linkRelationships(views.get(key)!, c.table, views, naming, options.optimisePermissionFilters === true);
   for (const [key, c] of candidates) {
     linkComputedFields(views.get(key)!, c.table, role, views);
     const cells = c.table.permissions.cellFilters?.get(role);
@@ -161,7 +166,7 @@ function makeView(source: ResolvedSource, c: Candidate, naming: Naming): Mutable
   };
 }
 
-function linkRelationships(view: TableView, table: ResolvedTable, views: Map<string, TableView>, naming: Naming): void {
+function linkRelationships(view: TableView, table: ResolvedTable, views: Map<string, TableView>, naming: Naming, optimise: boolean): void {
   const v = view as MutableView;
   for (const rel of table.relationships.values()) {
     const target = views.get(rel.target);
@@ -169,10 +174,39 @@ function linkRelationships(view: TableView, table: ResolvedTable, views: Map<str
     const aggregateField =
       rel.kind === 'array' && target.access.allowAggregations ? naming.field(`${rel.name}_aggregate`) : null;
     const rv: RelationshipView = { rel, field: naming.relationshipField(rel.name), aggregateField, target };
+    if (optimise && filterImpliedByParent(view, rel, target)) rv.targetFilterImplied = true;
     v.relationships.push(rv);
     v.relationshipsByField.set(rv.field, rv);
     if (aggregateField) v.aggregatesByField.set(aggregateField, rv);
   }
+}
+
+/**
+ * Whether the target's filter is exactly `{<back>: F}` where `back` leads from the target to this
+ * table on the inverse of `rel`'s column pairs and F is this table's own filter: the row joined
+ * from is then one such row, so the EXISTS the filter would add is always true. Only that one
+ * shape, as the reference matches it; anything else keeps the filter.
+ */
+function filterImpliedByParent(parent: TableView, rel: ResolvedRelationship, target: TableView): boolean {
+  const filter = target.access.filter;
+  if (filter === null || parent.access.filter === null || typeof filter !== 'object' || Array.isArray(filter)) return false;
+  const keys = Object.keys(filter);
+  if (keys.length !== 1) return false;
+  const back = target.table.relationships.get(keys[0]!);
+  if (!back || back.target !== parent.table.key) return false;
+  const pairs = (m: ReadonlyArray<readonly [string, string]>): string => JSON.stringify(m.map(([a, b]) => `${a}\u0000${b}`).sort());
+  if (pairs(back.mapping) !== pairs(rel.mapping.map(([a, b]) => [b, a] as const))) return false;
+  return canonical((filter as Record<string, unknown>)[keys[0]!]) === canonical(parent.access.filter);
+}
+
+/** JSON text with object keys sorted, so equal filters compare equal whatever their key order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
 }
 
 /** Inherited roles: a scalar computed field some parent hides reads null where the column would. */
