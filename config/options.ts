@@ -22,6 +22,8 @@ export type OptionType =
   | {
       readonly kind: 'list';
       readonly values?: readonly string[];
+      /** Other spellings accepted for a value (the reference engine's names for the neutral ones). */
+      readonly aliases?: { readonly [alias: string]: string };
       /** For open lists: the shape each item must have, and how to say so in an error. */
       readonly itemPattern?: RegExp;
       readonly itemHint?: string;
@@ -107,6 +109,15 @@ export const EXPERIMENTAL_FEATURES = [
 export type ExperimentalFeature = (typeof EXPERIMENTAL_FEATURES)[number];
 
 /**
+ * The reference engine's spellings of the features the spec names neutrally (Document 2 §2.7), so
+ * a configuration carried over from it starts unchanged.
+ */
+export const EXPERIMENTAL_FEATURE_ALIASES: { readonly [alias: string]: ExperimentalFeature } = {
+  apollo_federation: 'gateway_federation',
+  bigquery_string_numeric_input: 'wh_string_numeric_input',
+};
+
+/**
  * What each experimental feature needs to be honoured: `built` (the core does it), a `feature` some
  * plugin must provide, or nothing built yet (`built: false`), in which case giving it stops the
  * engine at boot with E_OPTION_NOT_ENFORCED, like any option whose effect is missing.
@@ -145,7 +156,8 @@ function experimentalFeaturesNote(): string {
     if ('feature' in s) return `\`${name}\`: ${s.note} (needs a plugin providing \`${s.feature}\`)`;
     return s.built ? `\`${name}\`: ${s.note}` : `\`${name}\`: ${s.note}, refused at boot (E_OPTION_NOT_ENFORCED)`;
   });
-  return `an unknown name is refused at boot (E_OPTION_INVALID); ${parts.join('; ')}`;
+  const aliases = Object.entries(EXPERIMENTAL_FEATURE_ALIASES).map(([alias, name]) => `\`${alias}\` for \`${name}\``);
+  return `an unknown name is refused at boot (E_OPTION_INVALID); the reference's names are accepted (${aliases.join(', ')}); ${parts.join('; ')}`;
 }
 
 export const SERVER_OPTIONS = [
@@ -402,7 +414,7 @@ export const SERVER_OPTIONS = [
   },
   {
     key: 'experimentalFeatures', flag: 'experimental-features', env: 'SVC_GRAPHQL_EXPERIMENTAL_FEATURES',
-    type: { kind: 'list', values: EXPERIMENTAL_FEATURES }, default: [], scope: 'serve', inEffect: true,
+    type: { kind: 'list', values: EXPERIMENTAL_FEATURES, aliases: EXPERIMENTAL_FEATURE_ALIASES }, default: [], scope: 'serve', inEffect: true,
     note: experimentalFeaturesNote(), description: 'experimental features to turn on',
   },
   {

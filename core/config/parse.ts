@@ -190,7 +190,9 @@ function parseValue(opt: ServerOption, raw: string | boolean): OptionValue {
       return t.values.find((v) => v.toLowerCase() === text.toLowerCase()) ?? fail();
     case 'list':
       return parseList(text, (item) => {
-        const known = t.values?.find((v) => v.toLowerCase() === item.toLowerCase());
+        const alias = t.aliases ? Object.entries(t.aliases).find(([a]) => a.toLowerCase() === item.toLowerCase()) : undefined;
+        const wanted = alias ? alias[1] : item;
+        const known = t.values?.find((v) => v.toLowerCase() === wanted.toLowerCase());
         if (t.values && !known) return fail(`"${item}" is not allowed`);
         if (t.itemPattern && !t.itemPattern.test(item)) return fail(`"${item}" is not valid`);
         return known ?? item;

@@ -10,6 +10,11 @@ describe('--experimental-features', () => {
     expect(fromEnv.config.experimentalFeatures).to.deep.equal(['inherited_roles']);
   });
 
+  it("takes the reference engine's names for the features the spec names neutrally", () => {
+    const { config } = parseServerConfig({ flags: { 'experimental-features': 'apollo_federation,BigQuery_String_Numeric_Input' }, env: {} });
+    expect(config.experimentalFeatures).to.deep.equal(['gateway_federation', 'wh_string_numeric_input']);
+  });
+
   it('refuses an unknown feature at start-up with a coded error naming it', () => {
     let caught: unknown;
     try {
