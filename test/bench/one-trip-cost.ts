@@ -1,12 +1,13 @@
 /**
- * `npx tsx test/bench/one-trip-cost.ts [--rounds 3] [--n 3000]`: the CPU one checked write costs
+ * `npx tsx test/bench/one-trip-cost.ts [--rounds 11] [--n 2000]`: the CPU one checked write costs
  * the PostgreSQL backend and the client, for the statement sequences a one-trip mutation has
  * sent, measured as CPU time (not throughput) so that a loaded machine changes little:
  *   explicit+guard  BEGIN, set_config, the write recording its check, the guard, COMMIT (before)
  *   implicit        set_config, the write failing by itself on a failed check (now)
  *   floor           the bare INSERT ... RETURNING, autocommit (what the Node floor sends)
  * Each is sent as one pipeline (../../plugins/db/postgres/pipeline.ts), prepared, on one
- * connection, sequentially; the modes alternate over the rounds. The backend's CPU is read from
+ * connection, sequentially; the modes alternate in short rounds, and the median and minimum
+ * over the rounds are reported (other processes' load inflates some rounds, not the minimum). The backend's CPU is read from
  * /proc/<pid>/stat (same machine only). Uses a scratch database on 127.0.0.1:5432.
  */
 import { readFileSync } from 'node:fs';
@@ -20,8 +21,8 @@ import {
 
 const { values: args } = parseArgs({
   options: {
-    rounds: { type: 'string', default: '3' },
-    n: { type: 'string', default: '3000' },
+    rounds: { type: 'string', default: '11' },
+    n: { type: 'string', default: '2000' },
   },
 });
 const ROUNDS = Number(args.rounds);
@@ -86,8 +87,7 @@ async function main(): Promise<void> {
     await pool.query(
       'CREATE TABLE article (id serial PRIMARY KEY, title text NOT NULL, rating int)',
     );
-    const totals: Record<string, { pg: number; client: number; n: number }> =
-      {};
+    const samples: Record<string, { pg: number[]; client: number[] }> = {};
     const client: PoolClient = await pool.connect();
     try {
       const backend = Number(
@@ -100,22 +100,20 @@ async function main(): Promise<void> {
           const c0 = process.cpuUsage();
           for (let i = 0; i < N; i++) await runPipeline(client, steps(i));
           const c = process.cpuUsage(c0);
-          const t = (totals[mode] ??= { pg: 0, client: 0, n: 0 });
-          t.pg += cpuOf(backend) - pg0;
-          t.client += c.user + c.system;
-          t.n += N;
+          const t = (samples[mode] ??= { pg: [], client: [] });
+          t.pg.push((cpuOf(backend) - pg0) / N);
+          t.client.push((c.user + c.system) / N);
         }
       }
     } finally {
       client.release();
     }
-    console.log(
-      `| statements sent | PG backend CPU µs/write | client CPU µs/write |\n|---|---|---|`,
-    );
-    for (const [mode, t] of Object.entries(totals))
-      console.log(
-        `| ${mode} | ${(t.pg / t.n).toFixed(1)} | ${(t.client / t.n).toFixed(1)} |`,
-      );
+    const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+    const min = (xs: number[]): number => Math.min(...xs);
+    console.log('| statements sent | PG backend CPU µs/write, median (min) | client CPU µs/write, median (min) |\n|---|---|---|');
+    for (const [mode, t] of Object.entries(samples)) {
+      console.log(`| ${mode} | ${median(t.pg).toFixed(0)} (${min(t.pg).toFixed(0)}) | ${median(t.client).toFixed(0)} (${min(t.client).toFixed(0)}) |`);
+    }
   } finally {
     await pool.end();
     await admin.query(`DROP DATABASE IF EXISTS ${DB}`);
