@@ -1,6 +1,7 @@
 /**
  * Several statements in one round trip: each one's Parse/Bind/Execute messages of the extended
- * protocol are written back to back (one socket write) and closed by a single Sync. Statements
+ * protocol are serialised into one buffer, closed by a single Sync, and written with one socket
+ * write. Statements
  * run in order; after an error the server skips every message up to the Sync, so nothing after a
  * failing statement runs. Used for a mutation's transaction: BEGIN, the session setting, the
  * statements and COMMIT cost one round trip instead of one each (node-postgres would wait for
@@ -14,8 +15,19 @@ import type pg from 'pg';
 import type { PoolClient } from 'pg';
 import { StatementStalledError, stallTimeoutOf, withStallDeadline } from './stall-guard.js';
 
+const require = createRequire(import.meta.url);
 /** pg's own conversion of JS values to parameter text (arrays, dates, buffers, objects). */
-const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue(v: unknown): unknown };
+const { prepareValue } = require('pg/lib/utils.js') as { prepareValue(v: unknown): unknown };
+/** The message encoder pg's connection uses (pg's own dependency, so always pg's version). */
+const { serialize } = createRequire(require.resolve('pg'))('pg-protocol') as {
+  serialize: {
+    parse(msg: { text: string; name: string; types: unknown[] }): Buffer;
+    bind(msg: { portal: string; statement: string; values: unknown[] }): Buffer;
+    execute(msg: { portal: string; rows: number }): Buffer;
+    sync(): Buffer;
+  };
+};
+const SYNC = serialize.sync();
 
 export interface PipelineStep {
   text: string;
@@ -42,13 +54,9 @@ export class PipelineStepError extends Error {
 
 /** What the pg client calls on its active query (not in pg's published types). */
 interface PgConnection {
-  stream: { cork?: () => void; uncork?: () => void };
+  stream: { writable: boolean; write(chunk: Buffer): boolean };
   /** Statements prepared on this connection, name → text (shared with pg's own bookkeeping). */
   parsedStatements: Record<string, string>;
-  parse(msg: { text: string; name: string; types: unknown[] }): void;
-  bind(msg: { portal: string; statement: string; values: unknown[] }): void;
-  execute(msg: { portal: string; rows: number }): void;
-  sync(): void;
 }
 
 class PipelineQuery {
@@ -91,26 +99,23 @@ class PipelineQuery {
     }
     this.step = 0;
     this.connection = connection;
-    (connection as unknown as NodeJS.EventEmitter).on('parseComplete', this.onParseComplete);
-    connection.stream.cork?.();
-    try {
-      for (let i = 0; i < this.steps.length; i++) {
-        const { text, name } = this.steps[i]!;
-        // Known to the connection, or parsed by an earlier step of this pipeline.
-        const known = name === undefined ? undefined : (connection.parsedStatements[name] ?? this.parses.find((p) => p.name === name)?.text);
-        // A name already used for another text (never expected) falls back to an unnamed statement.
-        const statement = name !== undefined && (known === undefined || known === text) ? name : '';
-        if (statement === '' || known === undefined) {
-          connection.parse({ text, name: statement, types: [] });
-          this.parses.push({ name: statement, text });
-        }
-        connection.bind({ portal: '', statement, values: values[i]! });
-        connection.execute({ portal: '', rows: 0 });
+    const messages: Buffer[] = [];
+    for (let i = 0; i < this.steps.length; i++) {
+      const { text, name } = this.steps[i]!;
+      // Known to the connection, or parsed by an earlier step of this pipeline.
+      const known = name === undefined ? undefined : (connection.parsedStatements[name] ?? this.parses.find((p) => p.name === name)?.text);
+      // A name already used for another text (never expected) falls back to an unnamed statement.
+      const statement = name !== undefined && (known === undefined || known === text) ? name : '';
+      if (statement === '' || known === undefined) {
+        messages.push(serialize.parse({ text, name: statement, types: [] }));
+        this.parses.push({ name: statement, text });
       }
-      connection.sync();
-    } finally {
-      connection.stream.uncork?.();
+      messages.push(serialize.bind({ portal: '', statement, values: values[i]! }), serialize.execute({ portal: '', rows: 0 }));
     }
+    messages.push(SYNC);
+    if (this.parses.length > 0) (connection as unknown as NodeJS.EventEmitter).on('parseComplete', this.onParseComplete);
+    // As pg's own writes: a closed stream is reported by its 'error'/'end', which fail the query.
+    if (connection.stream.writable) connection.stream.write(Buffer.concat(messages));
     return null;
   }
 
@@ -144,7 +149,7 @@ class PipelineQuery {
   }
 
   private stopListening(): void {
-    (this.connection as unknown as NodeJS.EventEmitter | undefined)?.removeListener('parseComplete', this.onParseComplete);
+    if (this.parses.length > 0) (this.connection as unknown as NodeJS.EventEmitter | undefined)?.removeListener('parseComplete', this.onParseComplete);
   }
 }
 

@@ -98,6 +98,20 @@ const BEGIN_NAME: Record<IsolationLevel, string> = {
   serializable: 'svc_begin_s',
 };
 
+/**
+ * Each connection's default isolation level, read once (DEFAULT_ISOLATION_SQL): a one-trip
+ * transaction at that level needs no BEGIN/COMMIT (transactionInOneTrip).
+ */
+const defaultIsolationOf = new WeakMap<PoolClient, IsolationLevel>();
+const DEFAULT_ISOLATION_SQL = `SELECT current_setting('default_transaction_isolation')`;
+/** PostgreSQL runs READ UNCOMMITTED as READ COMMITTED. */
+const ISOLATION_OF_DEFAULT: Record<string, IsolationLevel> = {
+  'read uncommitted': 'read-committed',
+  'read committed': 'read-committed',
+  'repeatable read': 'repeatable-read',
+  serializable: 'serializable',
+};
+
 export function poolConfigFor(conn: ResolvedPgConnection): PoolConfig {
   const t = conn.target;
   const base: PoolConfig =
@@ -268,40 +282,57 @@ export class PgSourcePool implements PgQueryable {
   }
 
   /**
-   * A whole read-write transaction in ONE round trip: BEGIN, `steps` and COMMIT written at once
-   * and closed by one Sync (./pipeline.ts). Answers each step's rows. When a step fails, nothing
-   * after it runs (the server skips to the Sync, COMMIT included) and the transaction is rolled
-   * back; the error is a PipelineStepError whose `index` is the step's (-1: BEGIN, steps.length:
-   * COMMIT) and whose `cause` is the driver's error. Connection failures and the deadline are
-   * mapped here, as withTransaction does.
+   * A whole read-write transaction in ONE round trip: `steps` written at once and closed by one
+   * Sync (./pipeline.ts). Answers each step's rows. PostgreSQL runs every extended-protocol message
+   * up to a Sync in one implicit transaction block, committed at the Sync and rolled back whole by
+   * any error, so BEGIN and COMMIT are sent only when the transaction needs an isolation level
+   * other than the connection's default (learnt once per connection, with BEGIN, on its first
+   * one-trip transaction). When a step fails, nothing after it runs (the server skips to the Sync)
+   * and the transaction is rolled back; the error is a PipelineStepError whose `index` is the
+   * step's (-1: BEGIN, steps.length: the commit) and whose `cause` is the driver's error.
+   * Connection failures and the deadline are mapped here, as withTransaction does.
    */
   async transactionInOneTrip(isolation: IsolationLevel, steps: readonly PipelineStep[], deadline?: number): Promise<PipelineRows> {
     const client = await this.acquire();
     let broken: Error | undefined;
     let watch: StatementDeadline | undefined;
+    const known = defaultIsolationOf.get(client);
+    const implicit = known === isolation;
+    const prefix: PipelineStep[] = implicit ? [] : [{ text: BEGIN[isolation][0], name: BEGIN_NAME[isolation] }];
+    if (known === undefined) prefix.push({ text: DEFAULT_ISOLATION_SQL, name: 'svc_default_isolation' });
     try {
       if (deadline !== undefined) {
         checkNotPassed(deadline);
         watch = new StatementDeadline(client, deadline);
       }
-      const named = this.usePreparedStatements;
-      const all = [{ text: BEGIN[isolation][0], name: BEGIN_NAME[isolation] }, ...steps, { text: 'COMMIT', name: 'svc_commit' }];
-      const rows = await runPipeline(client, named ? all : all.map(({ text, values }) => (values ? { text, values } : { text })));
-      return rows.slice(1, -1);
+      const all = implicit ? steps : [...prefix, ...steps, { text: 'COMMIT', name: 'svc_commit' }];
+      const rows = await runPipeline(client, this.usePreparedStatements ? all : all.map(({ text, values }) => (values ? { text, values } : { text })));
+      if (known === undefined) {
+        const level = ISOLATION_OF_DEFAULT[rows[1]?.[0]?.[0] ?? ''];
+        if (level !== undefined) defaultIsolationOf.set(client, level);
+      }
+      return implicit ? rows : rows.slice(prefix.length, -1);
     } catch (err) {
       const cause = err instanceof PipelineStepError ? err.cause : err;
       if (isConnectionError(cause)) {
         broken = cause as Error;
         throw connectionEngineError(cause, this.secrets);
       }
-      try {
-        // The failed statement left the transaction aborted (harmless after a failed COMMIT).
-        await client.query('ROLLBACK');
-      } catch (rollbackErr) {
-        broken = rollbackErr as Error;
+      // An implicit block is over (rolled back at the Sync) unless the pipeline never finished
+      // (index -1: a stalled path); an explicit one stays aborted until ROLLBACK.
+      if (!implicit || !(err instanceof PipelineStepError) || err.index < 0) {
+        try {
+          // Also harmless after a failed COMMIT, which has already ended the transaction.
+          await client.query('ROLLBACK');
+        } catch (rollbackErr) {
+          broken = rollbackErr as Error;
+        }
       }
       if (watch?.fired) throw timeLimitExceeded();
-      if (err instanceof PipelineStepError) throw new PipelineStepError(err.index - 1, cause);
+      if (err instanceof PipelineStepError && !implicit) {
+        // A failure in the prefix (BEGIN, the isolation read) is BEGIN's.
+        throw new PipelineStepError(err.index < 0 ? err.index : Math.max(-1, err.index - prefix.length), cause);
+      }
       throw err;
     } finally {
       watch?.clear();

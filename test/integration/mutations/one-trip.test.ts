@@ -1,8 +1,9 @@
 /**
- * Mutations sent in one round trip (BEGIN, the session, the statements, their check guards and
- * COMMIT written at once) keep the semantics of running them one by one: every field of a
- * request in one transaction, a failed permission check rolls back every field, triggers see
- * the session. The staged path (answers reading relationships) is checked alongside.
+ * Mutations sent in one round trip (the session and the statements written at once, in the
+ * extended protocol's implicit transaction block, each checked write failing by itself when its
+ * check fails) keep the semantics of running them one by one: every field of a request in one
+ * transaction, a failed permission check rolls back every field, triggers (row and statement
+ * level) see the session. The staged path (answers reading relationships) is checked alongside.
  */
 import { expect } from 'chai';
 import { failure, ok, startMutationFixture, tableOf, type MutationFixture } from './fixture.js';
@@ -126,5 +127,41 @@ describe('mutations in one round trip: transaction, checks and session (integrat
     expect(data).to.deep.equal({ insert_author_one: { name: 'Staged', articles: [] } });
     const log = await f.rows('SELECT session FROM session_log');
     expect(log.map((r) => JSON.parse(r['session'] as string))).to.deep.equal([{ 'x-svc-role': 'admin', 'x-svc-user-id': '7' }]);
+  });
+  it('runs statement-level BEFORE triggers after the session is set, request after request', async () => {
+    await f.db.sql(`CREATE TABLE statement_log (session text);
+      CREATE FUNCTION log_statement() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN INSERT INTO statement_log VALUES (current_setting('svc.user', true)); RETURN NULL; END $$;
+      CREATE TRIGGER article_statement_log BEFORE UPDATE ON article FOR EACH STATEMENT EXECUTE FUNCTION log_statement();`);
+    try {
+      // Several requests, so that pooled connections past their first transaction (no BEGIN) run too.
+      for (const rating of [1, 2, 3, 4, 5]) {
+        const data = ok(await f.gql(`mutation { update_article(where: {id: {_eq: 3}}, _set: {rating: ${rating}}) { affected_rows } }`, undefined, USER));
+        expect(data).to.deep.equal({ update_article: { affected_rows: 1 } });
+      }
+      const log = await f.rows('SELECT session FROM statement_log');
+      expect(log.map((r) => JSON.parse(r['session'] as string))).to.deep.equal(Array(5).fill({ 'x-svc-role': 'user', 'x-svc-user-id': '2' }));
+    } finally {
+      await f.db.sql('DROP TRIGGER article_statement_log ON article; DROP FUNCTION log_statement(); DROP TABLE statement_log');
+    }
+  });
+
+  it("reports a trigger's own error in a checked write as that error, not as the failed check", async () => {
+    // The trigger raises the very error the check uses (a cast of the check's marker text): it
+    // comes from user code, so it is the trigger's data-exception, and nothing is written.
+    await f.db.sql(`CREATE FUNCTION cast_marker() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.title = 'cast' THEN PERFORM ('svc-permission-check-failed ' || NEW.title)::boolean; END IF; RETURN NEW; END $$;
+      CREATE TRIGGER article_cast_marker BEFORE UPDATE ON article FOR EACH ROW EXECUTE FUNCTION cast_marker();`);
+    try {
+      const err = failure(await f.gql(`mutation { update_article(where: {id: {_eq: 3}}, _set: {title: "cast"}) { affected_rows } }`, undefined, USER));
+      expect(err.code).to.equal('data-exception');
+      expect(err.message).to.contain('invalid input syntax for type boolean');
+      expect((await f.rows('SELECT title FROM article WHERE id = 3'))[0]!['title']).to.equal('On Computable Numbers');
+      // The check's own failure on the same table is still the permission error.
+      const check = failure(await f.gql(`mutation { update_article(where: {id: {_eq: 3}}, _set: {rating: 7}) { affected_rows } }`, undefined, USER));
+      expect(check).to.include({ code: 'permission-error', message: 'check constraint of an insert/update permission has failed' });
+    } finally {
+      await f.db.sql('DROP TRIGGER article_cast_marker ON article; DROP FUNCTION cast_marker()');
+    }
   });
 });

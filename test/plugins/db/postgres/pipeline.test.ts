@@ -25,6 +25,8 @@ describe('db/postgres: a transaction in one round trip', function () {
   let dbName: string;
   let pool: PgSourcePool;
   let readyForQuery = 0;
+  /** The CommandComplete tags the connection received (BEGIN, COMMIT, INSERT 0 1, ...). */
+  const commands: string[] = [];
 
   before(async () => {
     dbName = await createTestDatabase('svc_test_perf_pipeline');
@@ -42,7 +44,9 @@ describe('db/postgres: a transaction in one round trip', function () {
     pool = new PgSourcePool(resolvedFor(dbName, { pool_settings: { max_connections: 1 } }));
     const inner = (pool as unknown as { pool: pg.Pool }).pool;
     inner.on('connect', (client) => {
-      (client as unknown as { connection: NodeJS.EventEmitter }).connection.on('readyForQuery', () => readyForQuery++);
+      const connection = (client as unknown as { connection: NodeJS.EventEmitter }).connection;
+      connection.on('readyForQuery', () => readyForQuery++);
+      connection.on('commandComplete', (msg: { text: string }) => commands.push(msg.text));
     });
     await pool.query('SELECT 1');
   });
@@ -165,5 +169,63 @@ describe('db/postgres: a transaction in one round trip', function () {
       { text: 'SELECT $1::int[]::text, $2::text IS NULL, $3::numeric', values: [[1, 2, 3], null, 1.5] },
     ]);
     expect(rows).to.deep.equal([[['{1,2,3}', 't', '1.5']]]);
+  });
+  describe('at the connection\'s default isolation level: no BEGIN/COMMIT, the implicit transaction block', () => {
+    const session = (who: string) => ({ text: `SELECT set_config('svc.user', $1, true)`, values: [who] });
+    const since = (n: number): string[] => commands.slice(n);
+    // The first one-trip transaction on the connection reads its default isolation (with BEGIN).
+    beforeEach(() => pool.transactionInOneTrip('read-committed', [{ text: 'SELECT 1' }]));
+
+    it('commits every statement at the Sync; triggers see the session, which ends with the transaction', async () => {
+      const before = readyForQuery;
+      const from = commands.length;
+      const rows = await pool.transactionInOneTrip('read-committed', [
+        session('implicit'),
+        { text: 'INSERT INTO item VALUES ($1, $2) RETURNING id', values: [1, 'one'] },
+        { text: 'INSERT INTO item VALUES ($1, $2) RETURNING id', values: [2, 'two'] },
+        { text: `SELECT current_setting('transaction_isolation')` },
+      ]);
+      expect(readyForQuery - before).to.equal(1);
+      expect(since(from)).to.deep.equal(['SELECT 1', 'INSERT 0 1', 'INSERT 0 1', 'SELECT 1']);
+      expect(rows).to.deep.equal([[['implicit']], [['1']], [['2']], [['read committed']]]);
+      expect((await pool.query('SELECT who FROM seen')).rows.map((r) => r['who'])).to.deep.equal(['implicit', 'implicit']);
+      expect((await pool.query(`SELECT current_setting('svc.user', true) AS s`)).rows[0]!['s'] ?? '').to.equal('');
+      expect(await count('item')).to.equal(2);
+    });
+
+    it('rolls back every statement before a failing one, without a ROLLBACK round trip', async () => {
+      const before = readyForQuery;
+      const e = await rejection(
+        pool.transactionInOneTrip('read-committed', [
+          session('rolled back'),
+          { text: 'INSERT INTO item VALUES ($1, $2)', values: [1, 'kept?'] },
+          { text: 'INSERT INTO item VALUES ($1, $2)', values: [1, 'duplicate'] },
+          { text: 'INSERT INTO item VALUES ($1, $2)', values: [9, 'never'] },
+        ]),
+      );
+      expect((e as PipelineStepError).index).to.equal(2);
+      expect(((e as PipelineStepError).cause as { code?: string }).code).to.equal('23505');
+      // The connection is clean for the next transaction, with no ROLLBACK in between.
+      expect(await pool.transactionInOneTrip('read-committed', [{ text: `SELECT current_setting('svc.user', true)` }])).to.deep.equal([[['']]]);
+      expect(readyForQuery - before).to.equal(2);
+      expect(await count('item')).to.equal(0);
+      expect(await count('seen')).to.equal(0);
+    });
+
+    it('reports a failing commit (a deferred constraint) as the step after the last', async () => {
+      const from = commands.length;
+      const e = await rejection(pool.transactionInOneTrip('read-committed', [{ text: 'INSERT INTO child VALUES (42)' }]));
+      expect(since(from)).to.deep.equal(['INSERT 0 1']);
+      expect((e as PipelineStepError).index).to.equal(1);
+      expect(((e as PipelineStepError).cause as { code?: string }).code).to.equal('23503');
+      expect(await count('child')).to.equal(0);
+    });
+
+    it('still sends BEGIN for another isolation level', async () => {
+      const from = commands.length;
+      const rows = await pool.transactionInOneTrip('serializable', [{ text: `SELECT current_setting('transaction_isolation')` }]);
+      expect(rows).to.deep.equal([[['serializable']]]);
+      expect(since(from)).to.deep.equal(['BEGIN', 'SELECT 1', 'COMMIT']);
+    });
   });
 });

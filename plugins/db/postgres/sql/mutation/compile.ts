@@ -64,9 +64,8 @@ function writeProgram(b: ProgramBuilder, table: TableRef, ret: MutationReturnIR,
   if (!readsRelationships(ret.output)) {
     const ctx = b.context();
     const write = dml(ctx);
-    const checked = dmlChecksRows(write);
-    const text = directWriteSql(write, outputSql(ctx, table, ret, RESULT, () => COUNT_SQL), checked);
-    return { kind: 'direct', statement: b.finish(ctx, text), path, checked };
+    const text = directWriteSql(write, outputSql(ctx, table, ret, RESULT, () => COUNT_SQL), dmlChecksRows(write));
+    return { kind: 'direct', statement: b.finish(ctx, text), path };
   }
   const ctx = b.context();
   return staged(b, table, ret, { kind: 'statement', statement: b.finish(ctx, writeSql(dml(ctx))), path });

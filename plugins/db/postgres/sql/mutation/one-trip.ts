@@ -2,11 +2,12 @@
  * A mutation request in ONE round trip. When no statement of the batch needs what an earlier one
  * returned (every field is a direct write, a VOLATILE function's select, or a list of direct
  * writes, which covers inserts without relationship inserts, updates and deletes whose answer
- * reads no relationship), the whole transaction is written at once: BEGIN, the session setting
- * (so triggers see `svc.user`), each statement followed by its check guard when the role has a
- * check, and COMMIT (PgSourcePool.transactionInOneTrip). The first failure stops everything after
- * it in the database, COMMIT included, so the semantics are those of ProgramRun: one transaction
- * for all fields, fields in request order, any failure rolls every field back.
+ * reads no relationship), the whole transaction is written at once: the session setting (so
+ * triggers see `svc.user`) and each statement, which fails by itself when the role's check fails
+ * (./write.ts), in one implicit transaction block (PgSourcePool.transactionInOneTrip). The first
+ * failure stops everything after it in the database and rolls back the rest, so the semantics
+ * are those of ProgramRun: one transaction for all fields, fields in request order, any failure
+ * rolls every field back.
  */
 import { EngineError } from '../../../../../core/sdk/index.js';
 import type { PipelineRows, PipelineStep, PipelineStepError } from '../../pipeline.js';
@@ -14,10 +15,10 @@ import { isStatementError } from '../../pg-errors.js';
 import { queryEngineError } from '../../query-errors.js';
 import type { PgProgram, PgStatement } from './program.js';
 import { CHECK_FAILED } from './run.js';
-import { CHECK_GUARD_SQL } from './write.js';
+import { isCheckViolation } from './write.js';
 
 /** What a step of the pipeline is, to answer from its rows or to explain its failure. */
-type StepRole = { kind: 'session' } | { kind: 'statement'; text: string; path: string } | { kind: 'guard'; path: string };
+type StepRole = { kind: 'session' } | { kind: 'statement'; text: string; path: string };
 
 type Answer = (rows: PipelineRows) => string;
 
@@ -54,11 +55,8 @@ export class OneTripMutation {
     switch (role.kind) {
       case 'session':
         return queryEngineError(e.cause, this.steps[0]!.text, secrets);
-      case 'guard':
-        // The guard runs no user code: division by zero there is the failed check.
-        if ((e.cause as { code?: string }).code === '22012') return new EngineError('permission-error', CHECK_FAILED, { path: role.path });
-        return queryEngineError(e.cause, CHECK_GUARD_SQL, secrets);
       case 'statement': {
+        if (isCheckViolation(e.cause)) return new EngineError('permission-error', CHECK_FAILED, { path: role.path });
         const err = queryEngineError(e.cause, role.text, secrets);
         return isStatementError(e.cause) ? err.atPath(role.path) : err;
       }
@@ -73,10 +71,6 @@ export class OneTripMutation {
       case 'direct': {
         const index = this.statement(p.statement, p.path, bound, sessionJson);
         if (index === null) return null;
-        if (p.kind === 'direct' && p.checked) {
-          this.steps.push({ text: CHECK_GUARD_SQL, name: 'svc_check_guard' });
-          this.roles.push({ kind: 'guard', path: p.path });
-        }
         const path = p.path;
         return (rows) => {
           const row = rows[index]?.[0];

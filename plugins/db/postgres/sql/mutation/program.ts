@@ -45,10 +45,10 @@ export type PgProgram =
   /** One statement answers, whatever it does (a VOLATILE function's select): `[output]`. */
   | { kind: 'read'; statement: PgStatement; path: string }
   /**
-   * One statement writes and answers: `[output, check]`. `checked`: the role has a check, and
-   * the statement also records its outcome for CHECK_GUARD_SQL (./write.ts).
+   * One statement writes and answers: `[output, check]`. When the role has a check, the
+   * statement itself fails if the check fails (directWriteSql, isCheckViolation in ./write.ts).
    */
-  | { kind: 'direct'; statement: PgStatement; path: string; checked: boolean }
+  | { kind: 'direct'; statement: PgStatement; path: string }
   /**
    * Write first, then answer from a second statement over the written rows, which then sees
    * everything the writes did (relationships in the answer, nested inserts), as the reference

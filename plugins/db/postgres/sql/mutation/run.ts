@@ -7,6 +7,7 @@ import { EngineError } from '../../../../../core/sdk/index.js';
 import type { PgQueryable } from '../../pool.js';
 import { isStatementError } from '../../pg-errors.js';
 import { queryEngineError } from '../../query-errors.js';
+import { isCheckViolation } from './write.js';
 import type { PgCompiledMutation, PgInsertNode, PgProgram, PgStatement, PgWrite } from './program.js';
 
 export const CHECK_FAILED = 'check constraint of an insert/update permission has failed';
@@ -51,6 +52,7 @@ export class ProgramRun {
     try {
       row = await this.tx.queryTextRow(st.text, values);
     } catch (e) {
+      if (isCheckViolation(e)) throw new EngineError('permission-error', CHECK_FAILED, { path });
       const err = queryEngineError(e, st.text, this.secrets);
       throw isStatementError(e) ? err.atPath(path) : err;
     }

@@ -33,24 +33,33 @@ export const COUNT_SQL = `(SELECT count(*) FROM ${RESULT})`;
 export const CHECK_SQL = `(SELECT coalesce(bool_and(${CHECK}), true) FROM ${RESULT})`;
 
 /**
- * When a whole mutation runs in one round trip (BEGIN ... COMMIT sent at once), a failed check
- * must stop the COMMIT in the database itself: a direct write whose DML checks its rows also
- * stores the outcome in this transaction-local setting, and CHECK_GUARD_SQL, sent right after
- * it, then fails (division by zero) so that the server skips the rest, COMMIT included. The
- * runner knows the failing step is the guard and reports the permission error.
+ * A direct write whose role has a check fails inside the database when the check fails, so that
+ * a mutation sent in one round trip (no COMMIT of its own: ./one-trip.ts) is rolled back by the
+ * server whatever follows it, without a statement of its own for the check. The failure is a
+ * cast of this marker to boolean (SQLSTATE 22P02), evaluated only when the check is false (it
+ * depends on the check's value, so the planner cannot fold it); isCheckViolation recognises it
+ * and the runner answers the reference engine's permission-error.
  */
-const CHECK_SETTING = `'svc.mutation_check'`;
-export const CHECK_GUARD_SQL = `SELECT 1 / (current_setting(${CHECK_SETTING}) = 'true')::int`;
+const CHECK_VIOLATION_MARKER = 'svc-permission-check-failed';
+
+/** Whether a statement failed because a direct write's check failed (see directWriteSql). */
+export function isCheckViolation(e: unknown): boolean {
+  if (typeof e !== 'object' || e === null) return false;
+  const { code, message, where } = e as { code?: unknown; message?: unknown; where?: unknown };
+  // `where` is set when the error comes from a function or trigger: user code, not the check.
+  return code === '22P02' && where === undefined && typeof message === 'string' && message.includes(CHECK_VIOLATION_MARKER);
+}
 
 /** Whether a DML's rows carry a check at all (the role has one): DELETE and unchecked writes say `true`. */
 export function dmlChecksRows(dml: string): boolean {
   return !dml.endsWith(`RETURNING *, true AS ${CHECK}`);
 }
 
-/** `[output, check]` of a direct write; a checked one also records the check for the guard. */
+/** `[output, check]` of a direct write; a checked one fails when the check fails (see above). */
 export function directWriteSql(dml: string, output: string, checked: boolean): string {
-  if (!checked) return `WITH ${RESULT} AS (${dml}) SELECT (${output})::text, ${CHECK_SQL}`;
-  return `WITH ${RESULT} AS (${dml}) SELECT (${output})::text, "_svc_c"."ok", set_config(${CHECK_SETTING}, "_svc_c"."ok"::text, true) FROM (SELECT ${CHECK_SQL} AS "ok") AS "_svc_c"`;
+  if (!checked) return `WITH ${RESULT} AS (${dml}) SELECT (${output})::text, true`;
+  const failure = `('${CHECK_VIOLATION_MARKER} ' || "_svc_c"."ok"::text)::boolean`;
+  return `WITH ${RESULT} AS (${dml}) SELECT (${output})::text, CASE WHEN "_svc_c"."ok" THEN true ELSE ${failure} END FROM (SELECT ${CHECK_SQL} AS "ok") AS "_svc_c"`;
 }
 
 /** `[count, rows as a JSON array, check]` of a write. */
