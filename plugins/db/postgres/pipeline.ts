@@ -13,6 +13,7 @@
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type { PoolClient } from 'pg';
+import { touchPreparedStatement } from './prepared-statements.js';
 import { StatementStalledError, stallTimeoutOf, withStallDeadline } from './stall-guard.js';
 
 const require = createRequire(import.meta.url);
@@ -110,6 +111,8 @@ class PipelineQuery {
         messages.push(serialize.parse({ text, name: statement, types: [] }));
         this.parses.push({ name: statement, text });
       }
+      // Binds serialised here bypass pg's `bind`, where the per-connection bound counts uses.
+      if (statement !== '') touchPreparedStatement(connection, statement);
       messages.push(serialize.bind({ portal: '', statement, values: values[i]! }), serialize.execute({ portal: '', rows: 0 }));
     }
     messages.push(SYNC);

@@ -36,6 +36,8 @@ class StatementRecency {
 }
 
 const RECENCY = new WeakMap<PoolClient, StatementRecency>();
+/** The same records by pg connection, for writers that serialise their own Binds (pipeline.ts). */
+const RECENCY_BY_CONNECTION = new WeakMap<object, StatementRecency>();
 
 const internals = (client: PoolClient): PgConnectionInternals => (client as unknown as { connection: PgConnectionInternals }).connection;
 
@@ -44,11 +46,17 @@ export function trackPreparedStatements(client: PoolClient, bound: number = DEFA
   const recency = new StatementRecency(bound);
   RECENCY.set(client, recency);
   const connection = internals(client);
+  RECENCY_BY_CONNECTION.set(connection, recency);
   const bind = connection.bind.bind(connection);
   connection.bind = (msg) => {
     if (msg.statement) recency.touch(msg.statement);
     bind(msg);
   };
+}
+
+/** Records an execution of `name` on `connection` by a Bind that did not go through pg's `bind`. */
+export function touchPreparedStatement(connection: object, name: string): void {
+  RECENCY_BY_CONNECTION.get(connection)?.touch(name);
 }
 
 /**
