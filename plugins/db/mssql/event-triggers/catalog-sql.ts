@@ -70,13 +70,18 @@ export const RECORD_INVOCATIONS_SQL = `INSERT INTO svc_catalog.event_invocation_
 SELECT v.t, TRY_CONVERT(UNIQUEIDENTIFIER, v.e), v.s, v.q, v.r
 FROM OPENJSON(@p0) WITH (t NVARCHAR(850) '$.t', e NVARCHAR(36) '$.e', s INT '$.s', q NVARCHAR(MAX) '$.q', r NVARCHAR(MAX) '$.r') AS v`;
 
-/** @p0: `[{e, d, x, w}]` (event id, delivered, error, retry delay in seconds or null). */
+/**
+ * @p0: `[{e, d, x, w}]` (event id, delivered, error, retry delay in seconds or null). The delay is
+ * added as seconds, then milliseconds: DATEADD takes an INT, and a delay over 24 days in
+ * milliseconds would overflow it.
+ */
 export const RECORD_STATES_SQL = `UPDATE e SET
   e.tries = e.tries + 1,
   e.delivered = v.d,
   e.error = v.x,
   e.locked = NULL,
-  e.next_retry_at = CASE WHEN v.w IS NULL THEN NULL ELSE DATEADD(MILLISECOND, CAST(v.w * 1000 AS INT), SYSDATETIMEOFFSET()) END
+  e.next_retry_at = CASE WHEN v.w IS NULL THEN NULL
+    ELSE DATEADD(MILLISECOND, CAST((v.w - FLOOR(v.w)) * 1000 AS INT), DATEADD(SECOND, CAST(FLOOR(v.w) AS INT), SYSDATETIMEOFFSET())) END
 FROM svc_catalog.event_log AS e
 JOIN OPENJSON(@p0) WITH (e NVARCHAR(36) '$.e', d BIT '$.d', x BIT '$.x', w FLOAT '$.w') AS v ON e.id = TRY_CONVERT(UNIQUEIDENTIFIER, v.e)`;
 

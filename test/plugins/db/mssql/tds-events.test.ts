@@ -10,7 +10,7 @@
 import { expect } from 'chai';
 import mssql from '../../../../plugins/db/mssql/index.js';
 import { INTROSPECTION_BATCH } from '../../../../plugins/db/mssql/introspect.js';
-import { CLAIM_SQL, EXISTING_CAPTURES_SQL, RECORD_INVOCATIONS_SQL, RECORD_STATES_SQL } from '../../../../plugins/db/mssql/event-triggers/catalog-sql.js';
+import { CLAIM_SQL, CLEANUP_BATCH_SQL, EXISTING_CAPTURES_SQL, RECORD_INVOCATIONS_SQL, RECORD_STATES_SQL } from '../../../../plugins/db/mssql/event-triggers/catalog-sql.js';
 import adminSecret from '../../../../plugins/auth/admin-secret/index.js';
 import management from '../../../../plugins/metadata/management/index.js';
 import sources from '../../../../plugins/metadata/sources/index.js';
@@ -35,7 +35,8 @@ describe('db/mssql event triggers: a delivery round over the wire (TDS stand-in,
   let claims = 0;
 
   before(async () => {
-    server = new TdsStandIn((s): ResultSet[] => {
+    server = new TdsStandIn((s): ResultSet[] | 'hang' => {
+      if (s.sql === CLEANUP_BATCH_SQL) return 'hang';
       if (s.sql === INTROSPECTION_BATCH) return FIXTURE_RESULT_SETS.map((rows) => rows as ResultSet);
       if (s.sql === EXISTING_CAPTURES_SQL) return [];
       if (s.sql === CLAIM_SQL) {
@@ -100,5 +101,26 @@ describe('db/mssql event triggers: a delivery round over the wire (TDS stand-in,
     expect(invocations, 'invocation log written').to.be.above(-1);
     expect(states, 'state written after it').to.be.above(invocations);
     expect(server.received[states]!.connection).to.equal(server.received[invocations]!.connection);
+  });
+
+  it('cancels a cleanup batch on the server at its timeout: `timeout`, and the connection reused', async () => {
+    const attentions = server.attentions;
+    const started = Date.now();
+    const res = await engine!.inject<Record<string, unknown>>({
+      url: '/v1/metadata',
+      headers: { 'x-svc-admin-secret': 'tds' },
+      body: { type: 'cleanup_event_trigger_logs', args: { source: 'conf', event_trigger_name: 'article_inserted', clear_older_than: 24, timeout: 1 } },
+    });
+    expect(res.status).to.equal(400);
+    expect(res.body).to.include({ code: 'timeout', error: 'event trigger log cleanup of "article_inserted" stopped: a batch took longer than 1 seconds' });
+    expect(Date.now() - started).to.be.below(5000);
+    expect(server.attentions, 'the statement cancelled with a TDS attention').to.be.above(attentions);
+    const redeliver = await engine!.inject<Record<string, unknown>>({
+      url: '/v1/metadata',
+      headers: { 'x-svc-admin-secret': 'tds' },
+      body: { type: 'sqlb_redeliver_event', args: { source: 'conf', event_id: EVENT_ID } },
+    });
+    // The stand-in answers the redelivery check with no row: the event is not found, and the pool still serves.
+    expect(redeliver.body).to.include({ code: 'not-exists', error: 'event not found' });
   });
 });
