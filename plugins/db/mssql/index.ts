@@ -3,9 +3,10 @@
  * pools per source, opened and the driver loaded on first use, so loading this plugin costs
  * nothing until a source is added; introspection from sys.* in one round trip; the query IR
  * compiled to one T-SQL statement per root field (FOR JSON PATH, OUTER APPLY, OFFSET/FETCH); and
- * insert/update/delete mutations with OUTPUT. It declares `mutations` and `remoteRelationships`:
- * no distinct_on, subscriptions, functions, computed fields, enum tables, run_sql or event
- * triggers, so the engine offers none of those for its sources. Taps `onSchemaBuild` at DEFAULT;
+ * insert/update/delete mutations with OUTPUT; event triggers (event-triggers/: an event log in
+ * the source and AFTER triggers capturing changes). It declares `mutations`,
+ * `remoteRelationships` and `eventTriggers`: no distinct_on, subscriptions, functions, computed
+ * fields, enum tables or run_sql, so the engine offers none of those for its sources. Taps `onSchemaBuild` at DEFAULT;
  * safe to disable (its sources become inconsistent).
  */
 import { addSourceToDraft, asValue, definePlugin, Stage } from '../../../core/sdk/index.js';

@@ -3,7 +3,7 @@
  * its statements: the real mssql pool (pool.ts) in the plugin; the SQL tests hand in a recorder
  * that answers introspection from rows and keeps the statements it is given.
  */
-import { type DatabaseKind, engineWorkerCount } from '../../../core/sdk/index.js';
+import { type DatabaseKind, EngineError, engineWorkerCount } from '../../../core/sdk/index.js';
 import { parseMssqlConfiguration, resolveMssqlConfiguration, type ResolvedMssqlConnection } from './config.js';
 import { MssqlPool, type MssqlDriver } from './pool.js';
 import { MSSQL_SCALAR_TYPES } from './scalar-types.js';
@@ -17,8 +17,16 @@ export function createMssqlKind(env: NodeJS.ProcessEnv, openDriver: OpenDriver =
   return {
     kind: 'mssql',
     prefix: 'sqlb',
-    capabilities: { mutations: true, remoteRelationships: true },
+    capabilities: { mutations: true, remoteRelationships: true, eventTriggers: true },
     scalarTypes: MSSQL_SCALAR_TYPES,
+    eventTriggers: {
+      // The reference fires sqlb_ captures for replicated changes unless told otherwise.
+      defaultTriggerOnReplication: true,
+      eventLog: (connection) => {
+        if (!(connection instanceof MssqlSourceConnection)) throw new EngineError('unexpected', 'event log asked of a connection of another kind');
+        return connection.eventLog();
+      },
+    },
     validateConfiguration: (configuration, path) => {
       parseMssqlConfiguration(configuration, path);
     },

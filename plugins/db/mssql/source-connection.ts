@@ -25,6 +25,15 @@ import { quoteTable } from './sql/quote.js';
 import { bindSlots } from './sql/template.js';
 import { inlineValues } from './sql/inline.js';
 import { spatialTypeOperators } from './spatial.js';
+import { MssqlEventLog } from './event-triggers/event-log.js';
+import { SESSION_CONTEXT_KEY } from './event-triggers/capture-sql.js';
+
+/**
+ * The mutation's session variables for capture triggers (SESSION_CONTEXT holds at most 4,000
+ * characters a value: longer ones are sent as null). Cleared before the connection goes back.
+ */
+const SET_SESSION_SQL = `EXEC sp_set_session_context @key = N'${SESSION_CONTEXT_KEY}', @value = @p0`;
+const SESSION_CONTEXT_LIMIT = 4000;
 
 const tableKey = (t: TableRef): string => `${t.schema}\u0000${t.name}`;
 
@@ -34,6 +43,9 @@ export class MssqlSourceConnection implements SourceConnection {
   private notNull = new Set<string>();
   /** Each table's keys and column types, from the last introspection (mutations find rows by them). */
   private keys = new Map<string, TableKeys>();
+  /** Each table's primary key, from the last introspection (UPDATE captures pair rows by it). */
+  private primaryKeys = new Map<string, string[]>();
+  private log: MssqlEventLog | undefined;
   private readonly isNotNull = (t: TableRef, column: string): boolean => this.notNull.has(`${tableKey(t)}\u0000${column}`);
 
   constructor(readonly driver: MssqlDriver) {}
@@ -54,7 +66,9 @@ export class MssqlSourceConnection implements SourceConnection {
     }
     const notNull = new Set<string>();
     const keys = new Map<string, TableKeys>();
+    const primaryKeys = new Map<string, string[]>();
     for (const t of catalog.tables) {
+      if (t.primaryKey) primaryKeys.set(tableKey(t), t.primaryKey.columns);
       for (const c of t.columns) if (!c.nullable) notNull.add(`${tableKey(t)}\u0000${c.name}`);
       const uniques = new Map<string, string[]>();
       if (t.primaryKey) uniques.set(t.primaryKey.name, t.primaryKey.columns);
@@ -67,6 +81,7 @@ export class MssqlSourceConnection implements SourceConnection {
     }
     this.notNull = notNull;
     this.keys = keys;
+    this.primaryKeys = primaryKeys;
     return catalog;
   }
 
@@ -127,13 +142,25 @@ export class MssqlSourceConnection implements SourceConnection {
     });
     try {
       return await this.driver.transaction(async (tx) => {
-        const out: string[] = [];
-        for (const { plan, values } of plans) out.push(await new MutationRun(tx, plan, values, sessionJson, (t) => this.tableKeys(t), options?.deadline).run());
-        return out;
+        await tx.rows(SET_SESSION_SQL, [sessionJson.length <= SESSION_CONTEXT_LIMIT ? sessionJson : null], options?.deadline);
+        try {
+          const out: string[] = [];
+          for (const { plan, values } of plans) out.push(await new MutationRun(tx, plan, values, sessionJson, (t) => this.tableKeys(t), options?.deadline).run());
+          return out;
+        } finally {
+          // SESSION_CONTEXT outlives the transaction on a pooled connection: no later writer may inherit it.
+          await tx.rows(SET_SESSION_SQL, [null]).catch(() => undefined);
+        }
       });
     } catch (e) {
       throw mssqlEngineError(e, 'COMMIT');
     }
+  }
+
+  /** The source's event log (event triggers), one per connection. */
+  eventLog(): MssqlEventLog {
+    this.log ??= new MssqlEventLog(this.driver, (t) => this.primaryKeys.get(tableKey(t)) ?? null);
+    return this.log;
   }
 
   private tableKeys(table: TableRef): TableKeys {

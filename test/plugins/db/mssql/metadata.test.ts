@@ -75,6 +75,7 @@ describe('db/mssql: sqlb_ metadata operations (sources answered by the recording
       'add_source', 'update_source', 'drop_source', 'track_table', 'untrack_table', 'set_table_customization', 'set_gateway_federation_config',
       'create_object_relationship', 'create_array_relationship', 'drop_relationship', 'rename_relationship', 'set_relationship_comment',
       'create_remote_relationship', 'update_remote_relationship', 'delete_remote_relationship',
+      'create_event_trigger', 'delete_event_trigger', 'redeliver_event', 'invoke_event_trigger',
       ...['select', 'insert', 'update', 'delete'].flatMap((p) => [`create_${p}_permission`, `drop_${p}_permission`]), 'set_permission_comment',
     ];
     for (const name of spec) {
@@ -86,7 +87,7 @@ describe('db/mssql: sqlb_ metadata operations (sources answered by the recording
   });
 
   it('offers only the operations the kind declares (the plugins offering the others are loaded)', async () => {
-    for (const type of ['sqlb_track_function', 'sqlb_run_sql', 'sqlb_set_table_is_enum', 'sqlb_add_computed_field', 'sqlb_create_event_trigger']) {
+    for (const type of ['sqlb_track_function', 'sqlb_run_sql', 'sqlb_set_table_is_enum', 'sqlb_add_computed_field']) {
       const res = await meta({ type, args: { source: 'conf', table: table('article') } });
       expect(res.status, type).to.equal(400);
       expect(res.body, type).to.deep.include({ code: 'parse-failed', path: '$.type', error: `unknown operation type "${type}" on /v1/metadata` });

@@ -101,11 +101,12 @@ describe('db/mssql plugin', function () {
     expect(after).to.be.above(0);
   });
 
-  it('registers the sqlb kind with mutations and remote relationships, without connecting', async () => {
+  it('registers the sqlb kind with mutations, remote relationships and event triggers, without connecting', async () => {
     const k = await kind();
     expect(k.kind).to.equal('mssql');
     expect(k.prefix).to.equal('sqlb');
-    expect(k.capabilities).to.deep.equal({ mutations: true, remoteRelationships: true });
+    expect(k.capabilities).to.deep.equal({ mutations: true, remoteRelationships: true, eventTriggers: true });
+    expect(k.eventTriggers?.defaultTriggerOnReplication).to.equal(true);
   });
 
   it('reads the reference configuration and refuses anything else at its path', () => {

@@ -157,7 +157,12 @@ describe('db/mssql through the real mssql/tedious client, against a TDS stand-in
       const written = server.received.length;
       expect(await gql('mutation { insert_article_one(object: {title: "Zeta", published: true}) { id title } }')).to.deep.equal({ data: { insert_article_one: { id: 5, title: 'Zeta' } } });
       expect(server.control.slice(controls).filter((c) => c.startsWith('TM'))).to.deep.equal(['TM begin', 'TM commit']);
-      const program = server.received.slice(written);
+      const sent = server.received.slice(written);
+      // The session variables go to SESSION_CONTEXT for capture triggers first, and are cleared last.
+      expect(sent[0]!.sql).to.equal("EXEC sp_set_session_context @key = N'svc.user', @value = @p0");
+      expect(sent[0]!.declaration).to.match(/^@p0 nvarchar\(\d+\)$/);
+      expect(sent.at(-1)!.sql).to.equal(sent[0]!.sql);
+      const program = sent.filter((s) => !s.sql.startsWith('EXEC sp_set_session_context'));
       // The stand-in sends every value as text: the written key comes back as "5".
       expect(program.map((s) => s.declaration)).to.deep.equal(['@p0 nvarchar(4), @p1 bit', '@p0 nvarchar(7)']);
       expect(program[0]!.sql).to.match(/^DECLARE @svc_out TABLE \(\[id\] int\); INSERT INTO \[dbo\]\.\[article\]/);
@@ -166,7 +171,7 @@ describe('db/mssql through the real mssql/tedious client, against a TDS stand-in
       roots.push('[{"id":5,"title":"Zed"}]');
       const updating = server.received.length;
       expect(await gql('mutation { update_article_by_pk(pk_columns: {id: 5}, _set: {title: "Zed"}) { id title } }')).to.deep.equal({ data: { update_article_by_pk: { id: 5, title: 'Zed' } } });
-      const update = server.received.slice(updating);
+      const update = server.received.slice(updating).filter((s) => !s.sql.startsWith('EXEC sp_set_session_context'));
       expect(update.map((s) => s.sql.slice(0, 40))).to.deep.equal(['DECLARE @svc_out TABLE ([id] int); UPDAT', 'SELECT ISNULL((SELECT [_1].[id] AS [id],']);
       expect(update[0]!.declaration).to.equal('@p0 nvarchar(3), @p1 int');
 
