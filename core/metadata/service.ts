@@ -23,7 +23,7 @@ import type { MetadataStore } from './store.js';
 import type { InconsistentObject, MetadataDocument } from './types.js';
 import { dataOperationTypes, type MetadataEndpoint, type MetadataOperation, type OperationContext, type OperationResult, type ReloadRequest } from './operation.js';
 import { Mutex } from './mutex.js';
-import { jsonTypeName } from '../json-type.js';
+import { cloneJsonValue, jsonTypeName, jsonValuesEqual } from '../json-type.js';
 
 /**
  * Other processes of this engine (--workers): told of a change this process made and installed,
@@ -57,7 +57,7 @@ interface RequestState {
   /** What new inconsistencies are judged against when set (after a reload), instead of the live cache's. */
   accepted: readonly InconsistentObject[] | null;
   catalogs: Map<string, DatabaseCatalog>;
-  preview: { draftJson: string; cache: SchemaCache } | null;
+  preview: { cache: SchemaCache } | null;
   /** Work to run once the change is committed (`afterCommit` of operations and apply taps). */
   committed: Array<() => Promise<void>>;
 }
@@ -183,7 +183,7 @@ export class MetadataService {
     let draft: MetadataDocument | undefined;
     const draftRef = {
       get draft(): MetadataDocument {
-        return (draft ??= structuredClone(cache.metadata) as MetadataDocument);
+        return (draft ??= cloneJsonValue(cache.metadata));
       },
       set draft(value: MetadataDocument) {
         draft = value;
@@ -242,8 +242,8 @@ export class MetadataService {
   }
 
   private async preview(draft: MetadataDocument, cache: SchemaCache, state: RequestState): Promise<SchemaCache> {
-    const draftJson = JSON.stringify(draft);
-    if (state.preview && state.preview.draftJson === draftJson) return state.preview.cache;
+    // The snapshot built last in this request holds a copy of the draft it was built from.
+    if (state.preview && jsonValuesEqual(state.preview.cache.metadata, draft)) return state.preview.cache;
     const catalogs = new Map(state.catalogs);
     const reload = state.reload;
     if (reload && reload.sources !== true) {
@@ -253,9 +253,9 @@ export class MetadataService {
         if (!names.includes(name) && !catalogs.has(name)) catalogs.set(name, source.catalog);
       }
     }
-    const built = await buildSchemaCache(this.builderDeps, structuredClone(draft), cache.resourceVersion, { catalogs, reload });
+    const built = await buildSchemaCache(this.builderDeps, cloneJsonValue(draft), cache.resourceVersion, { catalogs, reload });
     for (const [name, source] of built.sources) state.catalogs.set(name, source.catalog);
-    state.preview = { draftJson, cache: built };
+    state.preview = { cache: built };
     return built;
   }
 

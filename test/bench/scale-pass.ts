@@ -9,6 +9,8 @@ import { getIntrospectionQuery } from 'graphql';
 import pg from 'pg';
 import { INTROSPECT_SQL } from '../../plugins/db/postgres/introspect-sql.js';
 import type { ClusterProfile } from './cluster.js';
+import { inspectorUrl, liveHeap } from './live-heap.js';
+import { freePort } from './proc.js';
 import { ADMIN_SECRET, postJson, type EngineProcess } from './engine-process.js';
 import { createExtraTable, createScaleTables, roleName, roleQuery, scaleTables } from './scale-schema.js';
 
@@ -19,7 +21,8 @@ export interface ScalePassOptions {
   roles: number;
   quick: boolean;
   log(message: string): void;
-  startEngine(): Promise<EngineProcess>;
+  /** Starts the engine with these extra Node options. */
+  startEngine(nodeOptions: string[]): Promise<EngineProcess>;
 }
 
 export interface RoleTiming {
@@ -59,6 +62,9 @@ export interface ScalePass {
   reloadMs: number[];
   rssAfterReplaceMb: number;
   rssRolesWarmMb: number;
+  /** Live heap after a full GC: what the snapshot and the built role schemas really hold. */
+  heapAfterReplaceMb: number;
+  heapRolesWarmMb: number;
   roleTimings: RoleTiming[];
   incremental: IncrementalTiming[];
   catalogPlan: CatalogPlan | null;
@@ -80,7 +86,7 @@ export async function runScalePass(o: ScalePassOptions): Promise<ScalePass> {
   o.log(`${o.profile}: ${o.tables} tables created in ${createTablesMs.toFixed(0)} ms`);
 
   t = now();
-  const engine = await o.startEngine();
+  const engine = await o.startEngine([`--inspect=127.0.0.1:${await freePort()}`]);
   const engineStartMs = now() - t;
   try {
     const metadataCall = async (body: unknown): Promise<number> => {
@@ -98,6 +104,8 @@ export async function runScalePass(o: ScalePassOptions): Promise<ScalePass> {
     const replaceMs = await metadataCall({ type: 'replace_metadata', args: exported });
     o.log(`${o.profile}: replace_metadata (${(metadataBytes / 2 ** 20).toFixed(1)} MiB) ${replaceMs.toFixed(0)} ms`);
     const rssAfterReplaceMb = rssMb(engine.pid);
+    const inspector = await inspectorUrl(engine.logFile);
+    const heapAfterReplaceMb = (await liveHeap(inspector)).heapUsedMb;
 
     const graphql = async (role: string | null, query: string): Promise<number> => {
       const headers: Record<string, string> = { 'content-type': 'application/json', 'x-svc-admin-secret': ADMIN_SECRET };
@@ -125,7 +133,8 @@ export async function runScalePass(o: ScalePassOptions): Promise<ScalePass> {
       roleTimings.push({ role: roleName(r), introspectionMs: introspectionMs.get(r)!, firstQueryMs, secondQueryMs });
     }
     const rssRolesWarmMb = rssMb(engine.pid);
-    o.log(`${o.profile}: roles warm, RSS ${rssRolesWarmMb.toFixed(0)} MB (after replace ${rssAfterReplaceMb.toFixed(0)} MB)`);
+    const heapRolesWarmMb = (await liveHeap(inspector)).heapUsedMb;
+    o.log(`${o.profile}: roles warm, RSS ${rssRolesWarmMb.toFixed(0)} MB (after replace ${rssAfterReplaceMb.toFixed(0)} MB); live heap ${heapRolesWarmMb.toFixed(0)} MB (after replace ${heapAfterReplaceMb.toFixed(0)} MB)`);
 
     const incremental: IncrementalTiming[] = [];
     for (let k = 1; k <= (o.quick ? 1 : 3); k++) {
@@ -161,6 +170,8 @@ export async function runScalePass(o: ScalePassOptions): Promise<ScalePass> {
       reloadMs,
       rssAfterReplaceMb,
       rssRolesWarmMb,
+      heapAfterReplaceMb,
+      heapRolesWarmMb,
       roleTimings,
       incremental,
       catalogPlan,

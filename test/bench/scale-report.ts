@@ -39,6 +39,7 @@ function passSection(p: ScalePass): string[] {
     `| first query per role after a reload (schema + plan + run) | median ${ms(median(first))}, max ${ms(max(first))} | < 200 ms: ${verdict(max(first), GOALS.firstQueryMs)} |`,
     `| second query per role | median ${ms(median(second))}, max ${ms(max(second))} | – |`,
     `| RSS after replace / with every role warm | ${p.rssAfterReplaceMb.toFixed(0)} / ${p.rssRolesWarmMb.toFixed(0)} MB | < 300 MB: ${verdict(p.rssRolesWarmMb, GOALS.rssMb)} |`,
+    `| live heap after a full GC, after replace / with every role warm | ${p.heapAfterReplaceMb.toFixed(0)} / ${p.heapRolesWarmMb.toFixed(0)} MB | – |`,
     `| incremental operation (max of track, relationship, permission) | ${incr.length ? ms(max(incr)) : '–'} | < 100 ms: ${incr.length ? verdict(max(incr), GOALS.incrementalMs) : '–'} |`,
     '',
     '| New table | pg_track_table | pg_create_object_relationship | pg_create_select_permission | role\'s first query |',

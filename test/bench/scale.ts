@@ -54,7 +54,7 @@ try {
     const cluster = await startCluster(log, profile);
     try {
       const nodeOptions = values.profile ? ['--cpu-prof', '--cpu-prof-dir', join(outDir, 'tmp', 'scale-profile')] : [];
-      const start = () => startEngineProcess(repoRoot, cluster.url, workDir, nodeOptions);
+      const start = (extra: string[]) => startEngineProcess(repoRoot, cluster.url, workDir, [...nodeOptions, ...extra]);
       results.push(await runScalePass({ profile, databaseUrl: cluster.url, tables, roles, quick, log, startEngine: start }));
     } finally {
       await cluster.stop();

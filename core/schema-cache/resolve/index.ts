@@ -138,7 +138,9 @@ export async function resolveSource(
   // relationship's name; permissions list them, so they come first.
   const serving = new Map(tables.map((t) => [t.key, t] as const));
   const fnEnv = { source: meta.name, customization, naming, functions: indexed.functions };
-  for (const t of tables) inconsistencies.push(...resolveComputedFields({ ...fnEnv, tables: new Set(serving.keys()) }, t));
+  // One environment for every table: a set of the serving keys per table was quadratic.
+  const computedEnv = { ...fnEnv, tables: new Set(serving.keys()) };
+  for (const t of tables) inconsistencies.push(...resolveComputedFields(computedEnv, t));
 
   // Step 6: permissions, whose expressions may reach any serving table of the source.
   for (const t of tables) inconsistencies.push(...resolveTablePermissions(meta.name, t, serving));
