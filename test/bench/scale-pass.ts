@@ -10,7 +10,7 @@ import pg from 'pg';
 import { INTROSPECT_SQL } from '../../plugins/db/postgres/introspect-sql.js';
 import type { ClusterProfile } from './cluster.js';
 import { inspectorUrl, liveHeap } from './live-heap.js';
-import { freePort } from './proc.js';
+import { freePort, processCpuMicros } from './proc.js';
 import { ADMIN_SECRET, postJson, type EngineProcess } from './engine-process.js';
 import { createExtraTable, createScaleTables, roleName, roleQuery, scaleTables } from './scale-schema.js';
 
@@ -25,20 +25,26 @@ export interface ScalePassOptions {
   startEngine(nodeOptions: string[]): Promise<EngineProcess>;
 }
 
+/** Wall-clock from the client, and the engine process's CPU time (10 ms ticks) over the same call. */
+export interface Timed {
+  ms: number;
+  cpuMs: number;
+}
+
 export interface RoleTiming {
   role: string;
-  introspectionMs: number;
-  firstQueryMs: number;
-  secondQueryMs: number;
+  introspection: Timed;
+  firstQuery: Timed;
+  secondQuery: Timed;
 }
 
 export interface IncrementalTiming {
   table: string;
-  trackMs: number;
-  relationshipMs: number;
-  permissionMs: number;
+  track: Timed;
+  relationship: Timed;
+  permission: Timed;
   /** The role's first query on the new table (its schema is rebuilt after the change). */
-  firstQueryMs: number;
+  firstQuery: Timed;
 }
 
 export interface CatalogPlan {
@@ -58,8 +64,8 @@ export interface ScalePass {
   metadataBytes: number;
   createTablesMs: number;
   engineStartMs: number;
-  replaceMs: number;
-  reloadMs: number[];
+  replace: Timed;
+  reload: Timed[];
   rssAfterReplaceMb: number;
   rssRolesWarmMb: number;
   /** Live heap after a full GC: what the snapshot and the built role schemas really hold. */
@@ -72,6 +78,7 @@ export interface ScalePass {
 }
 
 const now = () => performance.now();
+const show = (t: Timed) => `${t.ms.toFixed(0)} ms (engine CPU ${t.cpuMs.toFixed(0)} ms)`;
 
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -89,48 +96,50 @@ export async function runScalePass(o: ScalePassOptions): Promise<ScalePass> {
   const engine = await o.startEngine([`--inspect=127.0.0.1:${await freePort()}`]);
   const engineStartMs = now() - t;
   try {
-    const metadataCall = async (body: unknown): Promise<number> => {
+    const timed = async <T>(call: () => Promise<T>): Promise<[T, Timed]> => {
+      const cpu = processCpuMicros(engine.pid);
       const start = now();
-      const res = await postJson(engine.url + '/v1/metadata', body);
-      const ms = now() - start;
+      const value = await call();
+      return [value, { ms: now() - start, cpuMs: (processCpuMicros(engine.pid) - cpu) / 1000 }];
+    };
+    const metadataCall = async (body: unknown): Promise<Timed> => {
+      const [res, t] = await timed(() => postJson(engine.url + '/v1/metadata', body));
       if (res.status !== 200) throw new Error(`${(body as { type: string }).type} failed: ${JSON.stringify(res.body).slice(0, 500)}`);
-      return ms;
+      return t;
     };
     const exported = (await postJson(engine.url + '/v1/metadata', { type: 'export_metadata', args: {} })).body;
     const source = exported.sources.find((s: { name: string }) => s.name === 'default');
     source.tables = scaleTables(o.tables, o.roles);
     const metadataBytes = JSON.stringify(exported).length;
 
-    const replaceMs = await metadataCall({ type: 'replace_metadata', args: exported });
-    o.log(`${o.profile}: replace_metadata (${(metadataBytes / 2 ** 20).toFixed(1)} MiB) ${replaceMs.toFixed(0)} ms`);
+    const replace = await metadataCall({ type: 'replace_metadata', args: exported });
+    o.log(`${o.profile}: replace_metadata (${(metadataBytes / 2 ** 20).toFixed(1)} MiB) ${show(replace)}`);
     const rssAfterReplaceMb = rssMb(engine.pid);
     const inspector = await inspectorUrl(engine.logFile);
     const heapAfterReplaceMb = (await liveHeap(inspector)).heapUsedMb;
 
-    const graphql = async (role: string | null, query: string): Promise<number> => {
+    const graphql = async (role: string | null, query: string): Promise<Timed> => {
       const headers: Record<string, string> = { 'content-type': 'application/json', 'x-svc-admin-secret': ADMIN_SECRET };
       if (role !== null) Object.assign(headers, { 'x-svc-role': role, 'x-svc-user-id': '1' });
-      const start = now();
-      const res = await postJson(engine.url + '/v1/graphql', { query }, headers);
-      const ms = now() - start;
+      const [res, t] = await timed(() => postJson(engine.url + '/v1/graphql', { query }, headers));
       if (res.status !== 200 || res.body?.errors) errors.push(`${role ?? 'admin'}: ${JSON.stringify(res.body).slice(0, 300)}`);
-      return ms;
+      return t;
     };
 
     const roles = Array.from({ length: o.roles }, (_, k) => k + 1);
     const introspection = getIntrospectionQuery();
-    const introspectionMs = new Map<number, number>();
-    for (const r of roles) introspectionMs.set(r, await graphql(roleName(r), introspection));
+    const introspectionTimes = new Map<number, Timed>();
+    for (const r of roles) introspectionTimes.set(r, await graphql(roleName(r), introspection));
 
     // A reload makes a new snapshot: every role's schema is cold again for its first query.
-    const reloadMs: number[] = [];
-    for (let i = 0; i < 3; i++) reloadMs.push(await metadataCall({ type: 'reload_metadata', args: { reload_sources: true } }));
-    o.log(`${o.profile}: reload_metadata ${reloadMs.map((x) => x.toFixed(0)).join(', ')} ms`);
+    const reload: Timed[] = [];
+    for (let i = 0; i < 3; i++) reload.push(await metadataCall({ type: 'reload_metadata', args: { reload_sources: true } }));
+    o.log(`${o.profile}: reload_metadata ${reload.map(show).join(', ')}`);
     const roleTimings: RoleTiming[] = [];
     for (const r of roles) {
-      const firstQueryMs = await graphql(roleName(r), roleQuery(r, o.tables));
-      const secondQueryMs = await graphql(roleName(r), roleQuery(r, o.tables));
-      roleTimings.push({ role: roleName(r), introspectionMs: introspectionMs.get(r)!, firstQueryMs, secondQueryMs });
+      const firstQuery = await graphql(roleName(r), roleQuery(r, o.tables));
+      const secondQuery = await graphql(roleName(r), roleQuery(r, o.tables));
+      roleTimings.push({ role: roleName(r), introspection: introspectionTimes.get(r)!, firstQuery, secondQuery });
     }
     const rssRolesWarmMb = rssMb(engine.pid);
     const heapRolesWarmMb = (await liveHeap(inspector)).heapUsedMb;
@@ -142,18 +151,18 @@ export async function runScalePass(o: ScalePassOptions): Promise<ScalePass> {
       await createExtraTable(o.databaseUrl, name);
       const table = { schema: 'public', name };
       const role = roleName(1 + ((k - 1) % o.roles));
-      const trackMs = await metadataCall({ type: 'pg_track_table', args: { source: 'default', table } });
-      const relationshipMs = await metadataCall({
+      const track = await metadataCall({ type: 'pg_track_table', args: { source: 'default', table } });
+      const relationship = await metadataCall({
         type: 'pg_create_object_relationship',
         args: { source: 'default', table, name: 'parent', using: { foreign_key_constraint_on: 'parent_id' } },
       });
-      const permissionMs = await metadataCall({
+      const permission = await metadataCall({
         type: 'pg_create_select_permission',
         args: { source: 'default', table, role, permission: { columns: ['id', 'name'], filter: { owner_id: { _eq: 'X-Svc-User-Id' } } } },
       });
-      const firstQueryMs = await graphql(role, `query { ${name}(limit: 5) { id name parent { id } } }`);
-      incremental.push({ table: name, trackMs, relationshipMs, permissionMs, firstQueryMs });
-      o.log(`${o.profile}: ${name}: track ${trackMs.toFixed(0)} ms, relationship ${relationshipMs.toFixed(0)} ms, permission ${permissionMs.toFixed(0)} ms, ${role}'s first query ${firstQueryMs.toFixed(0)} ms`);
+      const firstQuery = await graphql(role, `query { ${name}(limit: 5) { id name parent { id } } }`);
+      incremental.push({ table: name, track, relationship, permission, firstQuery });
+      o.log(`${o.profile}: ${name}: track ${show(track)}, relationship ${show(relationship)}, permission ${show(permission)}, ${role}'s first query ${show(firstQuery)}`);
     }
     // The role whose table the queries read must still answer after the changes.
     await graphql(roleName(1), roleQuery(1, o.tables));
@@ -166,8 +175,8 @@ export async function runScalePass(o: ScalePassOptions): Promise<ScalePass> {
       metadataBytes,
       createTablesMs,
       engineStartMs,
-      replaceMs,
-      reloadMs,
+      replace,
+      reload,
       rssAfterReplaceMb,
       rssRolesWarmMb,
       heapAfterReplaceMb,
