@@ -10,7 +10,7 @@ import pg from 'pg';
 import { INTROSPECT_SQL } from '../../plugins/db/postgres/introspect-sql.js';
 import type { ClusterProfile } from './cluster.js';
 import { inspectorUrl, liveHeap } from './live-heap.js';
-import { freePort, processCpuMicros } from './proc.js';
+import { freePort, logTail, processCpuMicros } from './proc.js';
 import { ADMIN_SECRET, postJson, type EngineProcess } from './engine-process.js';
 import { createExtraTable, createScaleTables, roleName, roleQuery, scaleTables } from './scale-schema.js';
 
@@ -78,6 +78,21 @@ export interface ScalePass {
 }
 
 const now = () => performance.now();
+
+/**
+ * A keep-alive socket the engine closed as idle while the bench paused (a full GC of a big heap
+ * through the inspector takes seconds) fails the next request at once, before the engine saw it:
+ * that request is sent again on a new connection.
+ */
+async function post(url: string, body: unknown, headers?: Record<string, string>): ReturnType<typeof postJson> {
+  try {
+    return await postJson(url, body, headers);
+  } catch (e) {
+    const code = ((e as Error).cause as { code?: string } | undefined)?.code;
+    if (code !== 'UND_ERR_SOCKET') throw e;
+    return postJson(url, body, headers);
+  }
+}
 const show = (t: Timed) => `${t.ms.toFixed(0)} ms (engine CPU ${t.cpuMs.toFixed(0)} ms)`;
 
 function rssMb(pid: number): number {
@@ -103,7 +118,7 @@ export async function runScalePass(o: ScalePassOptions): Promise<ScalePass> {
       return [value, { ms: now() - start, cpuMs: (processCpuMicros(engine.pid) - cpu) / 1000 }];
     };
     const metadataCall = async (body: unknown): Promise<Timed> => {
-      const [res, t] = await timed(() => postJson(engine.url + '/v1/metadata', body));
+      const [res, t] = await timed(() => post(engine.url + '/v1/metadata', body));
       if (res.status !== 200) throw new Error(`${(body as { type: string }).type} failed: ${JSON.stringify(res.body).slice(0, 500)}`);
       return t;
     };
@@ -121,7 +136,7 @@ export async function runScalePass(o: ScalePassOptions): Promise<ScalePass> {
     const graphql = async (role: string | null, query: string): Promise<Timed> => {
       const headers: Record<string, string> = { 'content-type': 'application/json', 'x-svc-admin-secret': ADMIN_SECRET };
       if (role !== null) Object.assign(headers, { 'x-svc-role': role, 'x-svc-user-id': '1' });
-      const [res, t] = await timed(() => postJson(engine.url + '/v1/graphql', { query }, headers));
+      const [res, t] = await timed(() => post(engine.url + '/v1/graphql', { query }, headers));
       if (res.status !== 200 || res.body?.errors) errors.push(`${role ?? 'admin'}: ${JSON.stringify(res.body).slice(0, 300)}`);
       return t;
     };
@@ -187,7 +202,9 @@ export async function runScalePass(o: ScalePassOptions): Promise<ScalePass> {
       errors,
     };
   } catch (e) {
-    errors.push((e as Error).message);
+    // The engine's own last words (an out-of-memory crash, say) go with the error.
+    errors.push((e as Error).message, `engine log:\n${logTail(engine.logFile, 15)}`);
+    (e as Error).message += `\n${errors.at(-1)}`;
     throw Object.assign(e as Error, { errors });
   } finally {
     await engine.stop();
