@@ -15,7 +15,8 @@ export interface LiveHeap {
 export async function inspectorUrl(logFile: string, timeoutMs = 10_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const m = /Debugger listening on (ws:\/\/\S+)/.exec(readFileSync(logFile, 'utf8'));
+    // The last one: several engines of a run may share the log file.
+    const m = [...readFileSync(logFile, 'utf8').matchAll(/Debugger listening on (ws:\/\/\S+)/g)].at(-1);
     if (m) return m[1]!;
     if (Date.now() > deadline) throw new Error(`no inspector URL in ${logFile}`);
     await new Promise((r) => setTimeout(r, 100));
