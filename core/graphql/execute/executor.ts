@@ -62,6 +62,8 @@ export interface ExecutorLimits {
 export class GraphQLExecutor {
   private readonly prepared: LruCache<string, PreparedOperation>;
   private readonly preparing = new Map<string, Promise<PreparedOperation>>();
+  /** The snapshot version whose plans `prepared` holds. */
+  private cachedVersion = 0;
 
   constructor(
     private readonly ref: SchemaCacheRef,
@@ -223,8 +225,23 @@ export class GraphQLExecutor {
       structural: [],
       variants: new Map(),
     };
-    this.prepared.set(key, prepared);
+    this.cachePrepared(cache.version, key, prepared);
     return prepared;
+  }
+
+  /**
+   * Plans are keyed by snapshot version, so an older snapshot's are never hit again once a newer
+   * one serves; left in the cache they kept that snapshot's role schemas alive (about 1.5 GB for
+   * 20 roles over 1,000 tables) until evicted. The first plan of a newer snapshot drops them, and
+   * a request still finishing on an older snapshot does not cache its plan.
+   */
+  private cachePrepared(version: number, key: string, prepared: PreparedOperation): void {
+    if (version < this.cachedVersion) return;
+    if (version > this.cachedVersion) {
+      this.prepared.clear();
+      this.cachedVersion = version;
+    }
+    this.prepared.set(key, prepared);
   }
 
   private compiled(prepared: PreparedOperation, cache: SchemaCache, variables: Record<string, unknown>): CompiledOperation {
