@@ -28,7 +28,7 @@ function snapshot(version: number): SchemaCache & { asked: number } {
 
 /**
  * Plans are keyed by snapshot version: an older snapshot's plans are never hit again, and while
- * cached they held its role schemas (1.5 GB for 20 roles over 1,000 tables). A newer snapshot's
+ * cached they held its role schemas (740 MB for 20 roles over 1,000 tables). A newer snapshot's
  * first plan drops them.
  */
 describe('graphql executor plan cache across snapshots', () => {
