@@ -201,6 +201,14 @@ export interface SourceConnection {
   readonly kind: string;
   introspect(): Promise<DatabaseCatalog>;
   /**
+   * Optional: a token for the state of the database's catalog, much cheaper than an
+   * introspection (one small statement). Equal tokens mean the catalog is unchanged, so a catalog
+   * introspected after the earlier token was read is still accurate and is reused; a kind must
+   * not answer an equal token for a changed catalog (a spurious difference only costs an
+   * introspection).
+   */
+  catalogFingerprint?(): Promise<string>;
+  /**
    * Extra comparison operators for a (non-array) column type of this source, e.g. PostGIS's
    * `_st_intersects` for `geometry`; undefined when the type has none.
    */

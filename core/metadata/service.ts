@@ -23,7 +23,7 @@ import type { MetadataStore } from './store.js';
 import type { InconsistentObject, MetadataDocument } from './types.js';
 import { dataOperationTypes, type MetadataEndpoint, type MetadataOperation, type OperationContext, type OperationResult, type ReloadRequest } from './operation.js';
 import { Mutex } from './mutex.js';
-import { jsonTypeName } from '../json-type.js';
+import { cloneJsonValue, jsonTypeName, jsonValuesEqual } from '../json-type.js';
 
 /**
  * Other processes of this engine (--workers): told of a change this process made and installed,
@@ -57,9 +57,11 @@ interface RequestState {
   /** What new inconsistencies are judged against when set (after a reload), instead of the live cache's. */
   accepted: readonly InconsistentObject[] | null;
   catalogs: Map<string, DatabaseCatalog>;
-  preview: { draftJson: string; cache: SchemaCache } | null;
+  preview: { cache: SchemaCache } | null;
   /** Work to run once the change is committed (`afterCommit` of operations and apply taps). */
   committed: Array<() => Promise<void>>;
+  /** Sources whose database this request changed (run_sql): their catalogs are read afresh. */
+  invalidated: Set<string>;
 }
 
 export class MetadataService {
@@ -128,7 +130,8 @@ export class MetadataService {
         const names = reload.sources === false ? [] : reload.sources;
         for (const [name, source] of live.sources) if (!names.includes(name)) catalogs.set(name, source.catalog);
       }
-      this.install(await buildSchemaCache(this.builderDeps, metadata, resourceVersion, { catalogs, reload }), 'remote');
+      const freshCatalogs = reload.sources === true ? true : new Set(reload.sources === false ? [] : reload.sources);
+      this.install(await buildSchemaCache(this.builderDeps, metadata, resourceVersion, { catalogs, reload, freshCatalogs }), 'remote');
     });
   }
 
@@ -178,12 +181,13 @@ export class MetadataService {
       catalogs: new Map(),
       preview: null,
       committed: [],
+      invalidated: new Set(),
     };
     // Copied on first use: requests that only read (data operations, exports) never pay for it.
     let draft: MetadataDocument | undefined;
     const draftRef = {
       get draft(): MetadataDocument {
-        return (draft ??= structuredClone(cache.metadata) as MetadataDocument);
+        return (draft ??= cloneJsonValue(cache.metadata));
       },
       set draft(value: MetadataDocument) {
         draft = value;
@@ -242,8 +246,8 @@ export class MetadataService {
   }
 
   private async preview(draft: MetadataDocument, cache: SchemaCache, state: RequestState): Promise<SchemaCache> {
-    const draftJson = JSON.stringify(draft);
-    if (state.preview && state.preview.draftJson === draftJson) return state.preview.cache;
+    // The snapshot built last in this request holds a copy of the draft it was built from.
+    if (state.preview && jsonValuesEqual(state.preview.cache.metadata, draft)) return state.preview.cache;
     const catalogs = new Map(state.catalogs);
     const reload = state.reload;
     if (reload && reload.sources !== true) {
@@ -253,9 +257,13 @@ export class MetadataService {
         if (!names.includes(name) && !catalogs.has(name)) catalogs.set(name, source.catalog);
       }
     }
-    const built = await buildSchemaCache(this.builderDeps, structuredClone(draft), cache.resourceVersion, { catalogs, reload });
+    const built = await buildSchemaCache(this.builderDeps, cloneJsonValue(draft), cache.resourceVersion, {
+      catalogs,
+      reload,
+      freshCatalogs: freshCatalogs(state),
+    });
     for (const [name, source] of built.sources) state.catalogs.set(name, source.catalog);
-    state.preview = { draftJson, cache: built };
+    state.preview = { cache: built };
     return built;
   }
 
@@ -294,6 +302,7 @@ export class MetadataService {
       },
       invalidateCatalog: (sourceName) => {
         state.catalogs.delete(sourceName);
+        state.invalidated.add(sourceName);
         state.preview = null;
       },
       allowInconsistency: () => {
@@ -312,7 +321,9 @@ export class MetadataService {
         const meta = draftRef.draft.sources.find((s) => s.name === sourceName);
         if (!meta) throw new EngineError('not-exists', `source with name "${sourceName}" does not exist`, { path });
         const kind = requireDatabaseKind(container, meta.kind);
-        const catalog = await connections.get(meta.name, kind, meta.configuration).introspect();
+        const fresh = freshCatalogs(state);
+        const connection = connections.get(meta.name, kind, meta.configuration);
+        const catalog = await connections.catalog(meta.name, connection, fresh === true || fresh.has(meta.name));
         state.catalogs.set(sourceName, catalog);
         return catalog;
       },
@@ -367,6 +378,13 @@ function mergeReloads(a: ReloadRequest, b: ReloadRequest): ReloadRequest {
     remoteSchemas: union(a.remoteSchemas, b.remoteSchemas),
     recreateEventTriggers: union(a.recreateEventTriggers, b.recreateEventTriggers),
   };
+}
+
+/** What a request must read afresh: the sources it asked to reload and those its SQL changed. */
+function freshCatalogs(state: RequestState): true | Set<string> {
+  const sources = state.reload?.sources ?? false;
+  if (sources === true) return true;
+  return new Set([...(sources === false ? [] : sources), ...state.invalidated]);
 }
 
 function newInconsistencies(before: readonly InconsistentObject[], after: readonly InconsistentObject[]): InconsistentObject[] {

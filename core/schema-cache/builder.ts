@@ -22,6 +22,11 @@ export interface BuildOptions {
   catalogs?: ReadonlyMap<string, DatabaseCatalog>;
   /** What the request asked to re-read (reload_metadata and friends), for plugins' own caches. */
   reload?: ReloadRequest | null;
+  /**
+   * Sources whose catalog must be introspected again even if their catalog fingerprint did not
+   * move (`true`: every source); others reuse their last catalog while it is unchanged.
+   */
+  freshCatalogs?: boolean | ReadonlySet<string>;
 }
 
 export interface BuilderDeps {
@@ -49,7 +54,8 @@ export async function buildSchemaCache(
   const inconsistent: InconsistentObject[] = [];
   await Promise.all(
     metadata.sources.map(async (meta) => {
-      const result = await buildSource(deps, meta, options.catalogs?.get(meta.name));
+      const fresh = options.freshCatalogs === true || (options.freshCatalogs instanceof Set && options.freshCatalogs.has(meta.name));
+      const result = await buildSource(deps, meta, options.catalogs?.get(meta.name), fresh);
       if ('source' in result) {
         sources.set(meta.name, result.source);
         inconsistent.push(...result.inconsistencies);
@@ -103,7 +109,7 @@ export async function buildSchemaCache(
 
 type SourceBuild = { source: ResolvedSource; inconsistencies: InconsistentObject[] } | { inconsistent: InconsistentObject };
 
-async function buildSource(deps: BuilderDeps, meta: SourceMetadata, known?: DatabaseCatalog): Promise<SourceBuild> {
+async function buildSource(deps: BuilderDeps, meta: SourceMetadata, known: DatabaseCatalog | undefined, fresh: boolean): Promise<SourceBuild> {
   const fail = (reason: string): SourceBuild => ({
     inconsistent: { type: 'source', name: `source ${meta.name}`, definition: meta, reason: `Inconsistent object: ${reason}` },
   });
@@ -112,7 +118,7 @@ async function buildSource(deps: BuilderDeps, meta: SourceMetadata, known?: Data
   try {
     kind.validateConfiguration(meta.configuration, '$.configuration');
     const connection = deps.connections.get(meta.name, kind, meta.configuration);
-    const catalog = known ?? (await connection.introspect());
+    const catalog = known ?? (await deps.connections.catalog(meta.name, connection, fresh));
     const resolved = await resolveSource(meta, catalog, connection, {
       env: deps.container.hasRegistration('env') ? deps.container.resolve<NodeJS.ProcessEnv>('env') : process.env,
       defaultTriggerOnReplication: kind.eventTriggers?.defaultTriggerOnReplication ?? false,

@@ -1,12 +1,16 @@
 /**
  * Keeps one SourceConnection per source for as long as its configuration is unchanged, so
- * schema-cache rebuilds reuse pools and prepared statements instead of reconnecting.
+ * schema-cache rebuilds reuse pools and prepared statements instead of reconnecting, and the last
+ * catalog read through it, reused while the database says its catalog has not changed.
  */
+import type { DatabaseCatalog } from '../db/catalog.js';
 import type { DatabaseKind, SourceConnection } from '../db/contract.js';
 
 interface Entry {
   fingerprint: string;
   connection: SourceConnection;
+  /** The last introspection, with the catalog fingerprint read just before it. */
+  catalog?: { token: string; catalog: DatabaseCatalog };
 }
 
 export class SourceConnections {
@@ -20,6 +24,24 @@ export class SourceConnections {
     const connection = kind.connect(name, configuration);
     this.entries.set(name, { fingerprint, connection });
     return connection;
+  }
+
+  /**
+   * The source's catalog. Introspecting 1,000 tables costs hundreds of milliseconds of database
+   * time on every metadata operation; when the kind offers `catalogFingerprint` and it is the one
+   * read before the last introspection, that catalog is answered instead. `fresh` always
+   * introspects (reload_metadata, run_sql): what the user asked to re-read is re-read.
+   */
+  async catalog(name: string, connection: SourceConnection, fresh: boolean): Promise<DatabaseCatalog> {
+    const entry = this.entries.get(name);
+    const mine = entry?.connection === connection ? entry : undefined;
+    if (!mine || !connection.catalogFingerprint) return connection.introspect();
+    // Read before introspecting: a change in between makes the next token differ, never match.
+    const token = await connection.catalogFingerprint();
+    if (!fresh && mine.catalog?.token === token) return mine.catalog.catalog;
+    const catalog = await connection.introspect();
+    mine.catalog = { token, catalog };
+    return catalog;
   }
 
   /** The open connections by source name. */

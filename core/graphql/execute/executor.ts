@@ -74,6 +74,8 @@ export type SchemaFlavour = (cache: SchemaCache, role: string) => Promise<RoleSc
 export class GraphQLExecutor {
   private readonly prepared: PlanCache<PreparedOperation>;
   private readonly preparing = new Map<string, Promise<PreparedOperation>>();
+  /** The snapshot version whose plans `prepared` holds. */
+  private cachedVersion = 0;
 
   constructor(
     private readonly ref: SchemaCacheRef,
@@ -234,8 +236,23 @@ export class GraphQLExecutor {
       structural: [],
       variants: new Map(),
     };
-    this.prepared.set(request.query, cache.version, role, request.operationName ?? '', prepared);
+    this.cachePrepared(cache.version, request.query, role, request.operationName ?? '', prepared);
     return prepared;
+  }
+
+  /**
+   * Plans are keyed by snapshot version, so an older snapshot's are never hit again once a newer
+   * one serves; left in the cache they kept that snapshot's role schemas alive (740 MB of heap for
+   * 20 roles over 1,000 tables) until evicted. The first plan of a newer snapshot drops them, and
+   * a request still finishing on an older snapshot does not cache its plan.
+   */
+  private cachePrepared(version: number, text: string, role: string, operationName: string, prepared: PreparedOperation): void {
+    if (version < this.cachedVersion) return;
+    if (version > this.cachedVersion) {
+      this.prepared.clear();
+      this.cachedVersion = version;
+    }
+    this.prepared.set(text, version, role, operationName, prepared);
   }
 
   private compiled(prepared: PreparedOperation, cache: SchemaCache, variables: Record<string, unknown>): CompiledOperation {

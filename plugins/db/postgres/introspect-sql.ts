@@ -189,3 +189,37 @@ SELECT json_build_object(
   'enums', COALESCE((SELECT v FROM enums_json), '[]'::json),
   'functions', COALESCE((SELECT v FROM functions_json), '[]'::json)
 )::text`;
+
+/**
+ * Catalog tables the introspection reads (or whose rows decide what it reads: rules and triggers
+ * make views updatable, indexes and dependencies come with constraints). The fingerprint counts
+ * their rows and sums their row versions' transaction ids: any DDL inserts, deletes or updates a
+ * row, which changes a count or a sum (an update's new xmin is a newer transaction); ANALYZE and
+ * VACUUM update pg_class in place and keep xmin, so they do not count as changes.
+ */
+const FINGERPRINTED_CATALOGS = [
+  'pg_namespace',
+  'pg_class',
+  'pg_attribute',
+  'pg_attrdef',
+  'pg_constraint',
+  'pg_index',
+  'pg_inherits',
+  'pg_description',
+  'pg_type',
+  'pg_enum',
+  'pg_range',
+  'pg_proc',
+  'pg_language',
+  'pg_rewrite',
+  'pg_trigger',
+  'pg_extension',
+  'pg_foreign_table',
+  'pg_foreign_server',
+  'pg_foreign_data_wrapper',
+];
+
+/** A token of the catalog's state: one scan of the tables above, no JSON built per object. */
+export const CATALOG_FINGERPRINT_SQL = `SELECT json_build_array(current_setting('server_version_num'), ${FINGERPRINTED_CATALOGS.map(
+  (c) => `(SELECT json_build_array(count(*), sum(xmin::text::bigint)) FROM pg_catalog.${c})`,
+).join(', ')})::text`;

@@ -10,6 +10,7 @@ import {
   type DatabaseCatalog,
   EngineError,
   type EnumValueRow,
+  errors,
   type MultiplexedStatement,
   type MutationIR,
   type MutationRun,
@@ -31,6 +32,7 @@ import { PipelineStepError, type PipelineStep } from './pipeline.js';
 import type { ResolvedPgConnection } from './connection-info.js';
 import { PgSourcePool } from './pool.js';
 import { introspectPostgres } from './introspect.js';
+import { CATALOG_FINGERPRINT_SQL } from './introspect-sql.js';
 import { compileRootField } from './sql/index.js';
 import { bindValues } from './sql/bind.js';
 import { quoteIdent } from './sql/quote.js';
@@ -80,6 +82,14 @@ export class PgSourceConnection implements SourceConnection {
     return introspectPostgres(this.pool).catch((e: unknown) => {
       throw queryEngineError(e, 'introspection', this.secrets);
     });
+  }
+
+  async catalogFingerprint(): Promise<string> {
+    const token = await this.pool.queryCatalogJson(CATALOG_FINGERPRINT_SQL).catch((e: unknown) => {
+      throw queryEngineError(e, 'introspection', this.secrets);
+    });
+    if (token === null) throw errors.unexpected('the catalog fingerprint returned no result');
+    return token;
   }
 
   health(timeoutMs = 5000, testSql?: string): Promise<SourceHealth> {
