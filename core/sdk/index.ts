@@ -188,6 +188,7 @@ export { emptySchemaDraft } from '../graphql/schema-draft.js';
 export { schemaKit } from '../graphql/schema/extra-fields.js';
 export { scalarType, IR_SCALARS } from '../graphql/scalars.js';
 export { buildAggregateSelect, buildSelect } from '../graphql/plan/select.js';
+export { selectionForType } from '../graphql/plan/abstract-selection.js';
 export type { CollectedField } from '../graphql/plan/selection.js';
 export type { TableView, ColumnView } from '../graphql/plan/view.js';
 export type {

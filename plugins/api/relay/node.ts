@@ -5,8 +5,9 @@
  * plan time (a variable holding one is read, so the plan is keyed on it), with the reference's
  * `invalid node id: ...` errors at `$.selectionSet.node.args.id`.
  */
-import { Kind, type FieldNode, type SelectionNode, type SelectionSetNode } from 'graphql';
+import type { FieldNode } from 'graphql';
 import {
+  selectionForType,
   and,
   argumentsOf,
   buildFields,
@@ -65,7 +66,7 @@ function planNode(tables: NodeTables, field: FieldNode, ctx: PlanContext): RootF
       rhs: { value: { kind: 'const', value: typeof v === 'string' ? v : JSON.stringify(v) }, dbType: c.type },
     };
   });
-  const selection = forType(field.selectionSet, view.names.object, ctx);
+  const selection = selectionForType(field.selectionSet, NODE_INTERFACE, view.names.object, ctx.fragments);
   return {
     kind: 'select',
     source: view.source,
@@ -84,24 +85,3 @@ function planNode(tables: NodeTables, field: FieldNode, ctx: PlanContext): RootF
   };
 }
 
-/** The selection as it applies to one table's type: fragments on `Node` or on that type, no others. */
-function forType(set: SelectionSetNode | undefined, typeName: string, ctx: PlanContext): SelectionSetNode {
-  const applies = (cond: string | undefined): boolean => cond === undefined || cond === NODE_INTERFACE || cond === typeName;
-  const seen = new Set<string>();
-  const walk = (s: SelectionSetNode): SelectionSetNode => {
-    const selections: SelectionNode[] = [];
-    for (const sel of s.selections) {
-      if (sel.kind === Kind.FIELD) selections.push(sel);
-      else if (sel.kind === Kind.INLINE_FRAGMENT) {
-        if (applies(sel.typeCondition?.name.value)) selections.push({ ...sel, selectionSet: walk(sel.selectionSet) });
-      } else {
-        const fragment = ctx.fragments[sel.name.value];
-        if (!fragment || seen.has(sel.name.value) || !applies(fragment.typeCondition.name.value)) continue;
-        seen.add(sel.name.value);
-        selections.push({ kind: Kind.INLINE_FRAGMENT, directives: sel.directives ?? [], selectionSet: walk(fragment.selectionSet) });
-      }
-    }
-    return { kind: Kind.SELECTION_SET, selections };
-  };
-  return set ? walk(set) : { kind: Kind.SELECTION_SET, selections: [] };
-}

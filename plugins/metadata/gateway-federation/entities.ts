@@ -6,8 +6,9 @@
  * their whole key in the engine. Statements are compiled once per plan and type, on first use.
  * Bad representations get the reference's messages (`validation-failed`).
  */
-import { Kind, valueFromASTUntyped, type FieldNode, type SelectionNode, type SelectionSetNode } from 'graphql';
+import { Kind, valueFromASTUntyped, type FieldNode } from 'graphql';
 import {
+  selectionForType,
   and,
   argumentsOf,
   bindParams,
@@ -60,7 +61,7 @@ export function entitiesGroup(entities: ReadonlyMap<string, EntityView>, build: 
       const argPath = `$.selectionSet.${key}.args.representations`;
       const types = new Map<string, PlannedType>();
       for (const [name, entity] of entities) {
-        const fields = buildFields(entity.view, forType(field.selectionSet, name, ctx), ctx, `$.selectionSet.${key}`);
+        const fields = buildFields(entity.view, selectionForType(field.selectionSet, '_Entity', name, ctx.fragments), ctx, `$.selectionSet.${key}`);
         const ir = entityIR(entity, fields);
         types.set(name, { entity, ir, sessionVariables: sessionVariablesOfQuery(ir) });
       }
@@ -181,24 +182,3 @@ function parseRepresentations(given: unknown, types: ReadonlyMap<string, Planned
   });
 }
 
-/** The selection as it applies to one member: fields, fragments on `_Entity` or on that type. */
-function forType(set: SelectionSetNode | undefined, typeName: string, ctx: PlanContext): SelectionSetNode {
-  const applies = (cond: string | undefined): boolean => cond === undefined || cond === '_Entity' || cond === typeName;
-  const seen = new Set<string>();
-  const walk = (s: SelectionSetNode): SelectionSetNode => {
-    const selections: SelectionNode[] = [];
-    for (const sel of s.selections) {
-      if (sel.kind === Kind.FIELD) selections.push(sel);
-      else if (sel.kind === Kind.INLINE_FRAGMENT) {
-        if (applies(sel.typeCondition?.name.value)) selections.push({ ...sel, selectionSet: walk(sel.selectionSet) });
-      } else {
-        const fragment = ctx.fragments[sel.name.value];
-        if (!fragment || seen.has(sel.name.value) || !applies(fragment.typeCondition.name.value)) continue;
-        seen.add(sel.name.value);
-        selections.push({ kind: Kind.INLINE_FRAGMENT, directives: sel.directives ?? [], selectionSet: walk(fragment.selectionSet) });
-      }
-    }
-    return { kind: Kind.SELECTION_SET, selections };
-  };
-  return set ? walk(set) : { kind: Kind.SELECTION_SET, selections: [] };
-}
