@@ -99,9 +99,13 @@ describe('subscriptions: backpressure on slow websocket clients (integration)', 
         payload: { query: 'subscription { feed_stream(batch_size: 1, cursor: {initial_value: {id: 0}}) { id body } }' },
       }),
     );
+    await waitFor(() => (f.manager().stats().subscribers > 0 ? true : undefined), 10_000, 'the stream to start');
     await sleep(300);
     c.socket().pause();
-    for (let i = 0; i < 40; i++) await f.db.sql(`INSERT INTO feed (body) SELECT ${MEGABYTE}`);
+    // Stop writing once the engine gives up on the client: its close frame waits behind the queue
+    // for SLOW_CLOSE_GRACE_MS only, and writing on past that (slow on a loaded machine) would let
+    // the socket be cut before the client resumes reading.
+    for (let i = 0; i < 40 && f.manager().stats().subscribers > 0; i++) await f.db.sql(`INSERT INTO feed (body) SELECT ${MEGABYTE}`);
     await waitFor(() => (f.manager().stats().subscribers === 0 ? true : undefined), 30_000, 'the engine to drop the slow subscriber');
     c.socket().resume();
     const closed = await waitFor(() => c.closed ?? undefined, 30_000, 'the close');
