@@ -6,14 +6,16 @@
  * that load from other work falls on both alike. Scenarios as in `npm run bench:limits`: no
  * limit set, depth+node+batch+time, and a rate limit added per role (one key) or per user (cold
  * keys: every round brings `--users` new users, each seen `ops / users` times, as the engine bench's
- * wrk spreads users), counted in Redis. Operations yield to the event loop every 500, as a server
+ * wrk spreads users), counted in Redis, or with `--metadata-database-url` in that PostgreSQL
+ * database (its `svc_catalog` schema is created if missing), as without Redis. Operations yield to the event loop every 500, as a server
  * does between requests, so that background reservations go out; their CPU is counted.
  *
- *   npx tsx test/bench/limits-admit.ts [--rounds 7] [--ops 50000] [--users 10000] [--redis-url redis://127.0.0.1:6379/0]
+ *   npx tsx test/bench/limits-admit.ts [--rounds 7] [--ops 50000] [--users 10000] [--redis-url redis://127.0.0.1:6379/0 | --metadata-database-url <url>]
  */
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { asValue, createContainer } from 'awilix';
 import { getOperationAST, parse, type FragmentDefinitionNode } from 'graphql';
 import { createHooks, type KernelHooks, type LimitContext } from '../../core/hooks.js';
@@ -33,9 +35,9 @@ const STATIC = { depth_limit: { global: 10 }, node_limit: { global: 100 }, batch
 const SCENARIOS = [
   { name: 'no limits', limits: undefined, perUser: false },
   { name: 'depth+node+batch+time', limits: STATIC, perUser: false },
-  { name: '+ rate per role (Redis)', limits: { ...STATIC, rate_limit: { global: { max_reqs_per_min: 100_000_000 } } }, perUser: false },
+  { name: '+ rate per role', limits: { ...STATIC, rate_limit: { global: { max_reqs_per_min: 100_000_000 } } }, perUser: false },
   {
-    name: '+ rate per user, cold keys (Redis)',
+    name: '+ rate per user, cold keys',
     limits: { ...STATIC, rate_limit: { global: { max_reqs_per_min: 100_000_000, unique_params: ['x-svc-user-id'] } } },
     perUser: true,
   },
@@ -74,11 +76,25 @@ async function timeRound(admit: Admit, sessions: (round: number, i: number) => S
   return (cpu.user + cpu.system) / ops;
 }
 
-export async function runLimitsAdmit(opts: { rounds: number; ops: number; users: number; redisUrl: string }): Promise<AdmitFigure[]> {
+export interface AdmitOptions {
+  rounds: number;
+  ops: number;
+  users: number;
+  /** Where rate limits count: Redis, or (without a Redis URL) the metadata database. */
+  redisUrl?: string | undefined;
+  metadataDatabaseUrl?: string | undefined;
+}
+
+export async function runLimitsAdmit(opts: AdmitOptions): Promise<AdmitFigure[]> {
+  if (opts.metadataDatabaseUrl !== undefined) {
+    const client = new pg.Client({ connectionString: opts.metadataDatabaseUrl });
+    await client.connect();
+    await client.query('CREATE SCHEMA IF NOT EXISTS svc_catalog').finally(() => client.end());
+  }
   const hooks: KernelHooks = createHooks();
   const container = createContainer();
-  container.register('config', asValue({ redisUrl: opts.redisUrl }));
-  container.register('metadataDatabaseUrl', asValue(undefined));
+  container.register('config', asValue(opts.redisUrl === undefined ? {} : { redisUrl: opts.redisUrl }));
+  container.register('metadataDatabaseUrl', asValue(opts.metadataDatabaseUrl));
   for (const p of [batch, depth, node, rate, time] as AnyPlugin[]) await p.register(container, hooks, {});
   const gate = LimitGate.forContainer(container, hooks);
   const figures: AdmitFigure[] = [];
@@ -133,12 +149,12 @@ export async function runLimitsAdmit(opts: { rounds: number; ops: number; users:
   return figures;
 }
 
-export function admitReport(figures: readonly AdmitFigure[], opts: { rounds: number; ops: number; users: number }, load: { before: number[]; after: number[] }): string {
+export function admitReport(figures: readonly AdmitFigure[], opts: AdmitOptions, load: { before: number[]; after: number[] }): string {
   const f = (n: number) => n.toFixed(2);
   const lines = [
     `# Limit check per operation, in process (${new Date().toISOString()})`,
     '',
-    `${opts.rounds} interleaved rounds of ${opts.ops} operations per path and scenario (per user: ${opts.users} new users a round); ${cpus().length} CPUs;`,
+    `${opts.rounds} interleaved rounds of ${opts.ops} operations per path and scenario (per user: ${opts.users} new users a round); rate limits counted in ${opts.redisUrl === undefined ? 'the metadata database (PostgreSQL)' : 'Redis'}; ${cpus().length} CPUs;`,
     `load average before ${load.before.map((l) => l.toFixed(2)).join(' ')}, after ${load.after.map((l) => l.toFixed(2)).join(' ')}.`,
     'CPU µs per operation (user + system of the whole process, background reservations included), medians of the rounds.',
     '',
@@ -159,10 +175,18 @@ if (isMain(import.meta.url)) {
       rounds: { type: 'string', default: '7' },
       ops: { type: 'string', default: '50000' },
       users: { type: 'string', default: '10000' },
-      'redis-url': { type: 'string', default: 'redis://127.0.0.1:6379/0' },
+      'redis-url': { type: 'string' },
+      'metadata-database-url': { type: 'string' },
     },
   });
-  const opts = { rounds: Number(values.rounds), ops: Number(values.ops), users: Number(values.users), redisUrl: String(values['redis-url']) };
+  const metadataDatabaseUrl = values['metadata-database-url'];
+  const opts: AdmitOptions = {
+    rounds: Number(values.rounds),
+    ops: Number(values.ops),
+    users: Number(values.users),
+    redisUrl: values['redis-url'] ?? (metadataDatabaseUrl === undefined ? 'redis://127.0.0.1:6379/0' : undefined),
+    metadataDatabaseUrl,
+  };
   const before = loadavg();
   const figures = await runLimitsAdmit(opts);
   process.stdout.write(admitReport(figures, opts, { before, after: loadavg() }));
