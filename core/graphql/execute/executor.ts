@@ -30,7 +30,8 @@ import type { ExternalContext, TypedValueIR } from '../ir.js';
 import type { RemoteFieldGroup, RemoteFieldPart, RoleSchema } from '../schema-draft.js';
 import { applyRemoteJoins } from './remote-joins.js';
 import type { CompiledStatement, RunOptions, SourceConnection } from '../../db/contract.js';
-import type { LimitContext, LimitGate, LimitHooks } from './limits.js';
+import type { LimitHooks } from './limits.js';
+import type { LimitGate } from './limit-pass.js';
 import type { GraphQLRequest } from './request.js';
 import { PlanCache } from './plan-cache.js';
 import { parseDocument, validateDocument } from './validate.js';
@@ -107,8 +108,9 @@ export class GraphQLExecutor {
     if (prepared.kind === 'subscription') {
       throw new EngineError('validation-failed', 'subscriptions are not supported over HTTP, use websockets instead', { path: '$' });
     }
-    // No limit set anywhere (the usual case): no context object, no hook call.
-    const run = this.limits?.gate.isActive(cache) ? await this.checkLimits(prepared, cache, session, meta) : undefined;
+    // No limit set anywhere (the usual case): no context object, no hook call; a pass that decides at once is not awaited.
+    const admitted = this.limits?.gate.isActive(cache) ? this.checkLimits(prepared, cache, session, meta) : undefined;
+    const run = admitted instanceof Promise ? await admitted : admitted;
     const variables = coerceVariables(prepared, request);
     const compiled = tracing.active
       ? await tracing.span('graphql.compile', { 'graphql.operation.type': prepared.kind }, async () => this.compiled(prepared, cache, variables))
@@ -154,23 +156,14 @@ export class GraphQLExecutor {
     return this.limits?.gate.isActive(cache) ? this.checkLimits(prepared, cache, session, meta) : undefined;
   }
 
-  private async checkLimits(
+  /** The role's limit pass (./limit-pass.ts): synchronous unless a check must wait or the hook path runs. */
+  private checkLimits(
     prepared: PreparedOperation,
     cache: SchemaCache,
     session: Session,
     meta: ExecutionMeta,
-  ): Promise<RunOptions | undefined> {
-    const ctx: LimitContext = {
-      session,
-      endpoint: meta.endpoint,
-      operationCount: meta.operationCount,
-      ip: meta.ip,
-      operation: prepared,
-      cache,
-      timeLimitSeconds: undefined,
-    };
-    await this.limits!.hooks.onRequestLimit.promise(ctx);
-    return ctx.timeLimitSeconds === undefined ? undefined : { deadline: Date.now() + ctx.timeLimitSeconds * 1000 };
+  ): RunOptions | undefined | Promise<RunOptions | undefined> {
+    return this.limits!.gate.admit(prepared, cache, session, meta);
   }
 
   /**

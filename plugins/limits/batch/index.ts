@@ -7,11 +7,10 @@
 import {
   definePlugin,
   EngineError,
-  isAdmin,
   Stage,
-  whenActive,
+  tapLimit,
 } from '../../../core/sdk/index.js';
-import { limitFor, limitIsSet } from '../../metadata/api-limits/limits.js';
+import { limitIsSet, roleLimits } from '../../metadata/api-limits/limits.js';
 
 const PLUGIN_ID = 'limits/batch';
 
@@ -20,16 +19,20 @@ export default definePlugin({
   kind: 'limits',
   provides: ['api-limits'],
   register(container, hooks) {
-    whenActive(container, PLUGIN_ID, limitIsSet((l) => l.batch));
-    hooks.onRequestLimit.tap({ name: PLUGIN_ID, stage: Stage.EARLY }, (ctx) => {
-      if (isAdmin(ctx.session)) return;
-      const max = limitFor(ctx.cache, (l) => l.batch, ctx.session.role);
-      if (max === undefined || ctx.operationCount <= max) return;
-      throw new EngineError(
-        'batch-limit-exceeded',
-        `batch limit exceeded: the request has ${ctx.operationCount} operations, more than the limit of ${max}`,
-        { path: '$' },
-      );
+    tapLimit(container, hooks, {
+      name: PLUGIN_ID,
+      stage: Stage.EARLY,
+      activeIn: limitIsSet((l) => l.batch),
+      activeFor: (cache, role) => roleLimits(cache, role).batch !== undefined,
+      check(ctx) {
+        const max = roleLimits(ctx.cache, ctx.session.role).batch;
+        if (max === undefined || ctx.operationCount <= max) return;
+        throw new EngineError(
+          'batch-limit-exceeded',
+          `batch limit exceeded: the request has ${ctx.operationCount} operations, more than the limit of ${max}`,
+          { path: '$' },
+        );
+      },
     });
   },
 });

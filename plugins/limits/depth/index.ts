@@ -7,10 +7,9 @@
 import {
   definePlugin,
   EngineError,
-  isAdmin,
-  whenActive,
+  tapLimit,
 } from '../../../core/sdk/index.js';
-import { limitFor, limitIsSet } from '../../metadata/api-limits/limits.js';
+import { limitIsSet, roleLimits } from '../../metadata/api-limits/limits.js';
 import { measuresOf } from '../../metadata/api-limits/measure.js';
 
 const PLUGIN_ID = 'limits/depth';
@@ -20,17 +19,20 @@ export default definePlugin({
   kind: 'limits',
   provides: ['api-limits'],
   register(container, hooks) {
-    whenActive(container, PLUGIN_ID, limitIsSet((l) => l.depth));
-    hooks.onRequestLimit.tap(PLUGIN_ID, (ctx) => {
-      if (isAdmin(ctx.session)) return;
-      const max = limitFor(ctx.cache, (l) => l.depth, ctx.session.role);
-      if (max === undefined) return;
-      const depth = measuresOf(ctx.operation).depth;
-      if (depth > max) {
-        throw new EngineError('depth-limit-exceeded', `depth limit exceeded: the operation is nested ${depth} levels deep, more than the limit of ${max}`, {
-          path: '$',
-        });
-      }
+    tapLimit(container, hooks, {
+      name: PLUGIN_ID,
+      activeIn: limitIsSet((l) => l.depth),
+      activeFor: (cache, role) => roleLimits(cache, role).depth !== undefined,
+      check(ctx) {
+        const max = roleLimits(ctx.cache, ctx.session.role).depth;
+        if (max === undefined) return;
+        const depth = measuresOf(ctx.operation).depth;
+        if (depth > max) {
+          throw new EngineError('depth-limit-exceeded', `depth limit exceeded: the operation is nested ${depth} levels deep, more than the limit of ${max}`, {
+            path: '$',
+          });
+        }
+      },
     });
   },
 });

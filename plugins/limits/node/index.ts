@@ -7,10 +7,9 @@
 import {
   definePlugin,
   EngineError,
-  isAdmin,
-  whenActive,
+  tapLimit,
 } from '../../../core/sdk/index.js';
-import { limitFor, limitIsSet } from '../../metadata/api-limits/limits.js';
+import { limitIsSet, roleLimits } from '../../metadata/api-limits/limits.js';
 import { measuresOf } from '../../metadata/api-limits/measure.js';
 
 const PLUGIN_ID = 'limits/node';
@@ -20,15 +19,18 @@ export default definePlugin({
   kind: 'limits',
   provides: ['api-limits'],
   register(container, hooks) {
-    whenActive(container, PLUGIN_ID, limitIsSet((l) => l.node));
-    hooks.onRequestLimit.tap(PLUGIN_ID, (ctx) => {
-      if (isAdmin(ctx.session)) return;
-      const max = limitFor(ctx.cache, (l) => l.node, ctx.session.role);
-      if (max === undefined) return;
-      const nodes = measuresOf(ctx.operation).nodes;
-      if (nodes > max) {
-        throw new EngineError('node-limit-exceeded', `node limit exceeded: the operation has ${nodes} nodes, more than the limit of ${max}`, { path: '$' });
-      }
+    tapLimit(container, hooks, {
+      name: PLUGIN_ID,
+      activeIn: limitIsSet((l) => l.node),
+      activeFor: (cache, role) => roleLimits(cache, role).node !== undefined,
+      check(ctx) {
+        const max = roleLimits(ctx.cache, ctx.session.role).node;
+        if (max === undefined) return;
+        const nodes = measuresOf(ctx.operation).nodes;
+        if (nodes > max) {
+          throw new EngineError('node-limit-exceeded', `node limit exceeded: the operation has ${nodes} nodes, more than the limit of ${max}`, { path: '$' });
+        }
+      },
     });
   },
 });

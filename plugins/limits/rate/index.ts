@@ -14,13 +14,13 @@
 import {
   definePlugin,
   EngineError,
-  isAdmin,
   type LimitContext,
   type ServerConfig,
   Stage,
-  whenActive,
+  tapLimit,
 } from '../../../core/sdk/index.js';
-import { limitFor, limitIsSet, type RateLimitConfig } from '../../metadata/api-limits/limits.js';
+import { limitIsSet, roleLimits, type RateLimitConfig, type RoleLimits } from '../../metadata/api-limits/limits.js';
+import { counterKeyFor, type CounterKey } from './counter-key.js';
 import { RateLeases } from './leases.js';
 import { RedisRateStore } from './redis-store.js';
 import { PgRateStore } from './pg-store.js';
@@ -28,12 +28,32 @@ import { PgRateStore } from './pg-store.js';
 const PLUGIN_ID = 'limits/rate';
 const WINDOW_MS = 60_000;
 
-function counterKey(ctx: LimitContext, config: RateLimitConfig): string {
-  const role = ctx.session.role;
-  const unique = config.uniqueParams;
-  if (unique === null) return `svc:lease:${JSON.stringify([role])}`;
-  if (unique === 'IP') return `svc:lease:${JSON.stringify([role, 'ip', ctx.ip])}`;
-  return `svc:lease:${JSON.stringify([role, ...unique.map((v) => ctx.session.variables[v.toLowerCase()] ?? null)])}`;
+/** A role's rate limit in a snapshot, with its counter key built once. */
+interface RoleRate {
+  max: number;
+  key: CounterKey;
+  refused: string;
+}
+
+/** Keyed by the role's limits object, which is resolved once per snapshot and role. */
+const rates = new WeakMap<RoleLimits, RoleRate>();
+
+function roleRate(limits: RoleLimits, rate: RateLimitConfig, role: string): RoleRate {
+  let r = rates.get(limits);
+  if (r === undefined) {
+    r = { max: rate.maxReqsPerMin, key: counterKeyFor(role, rate.uniqueParams), refused: `rate limit exceeded: more than ${rate.maxReqsPerMin} requests per minute` };
+    rates.set(limits, r);
+  }
+  return r;
+}
+
+function unreachable(e: unknown): EngineError {
+  // Refused rather than let through unmetered: a limit that silently stops holding is worse.
+  return new EngineError('unexpected', 'the rate-limit counter store cannot be reached', { status: 500, path: '$', internal: String(e) });
+}
+
+function refused(rate: RoleRate): EngineError {
+  return new EngineError('rate-limit-exceeded', rate.refused, { path: '$' });
 }
 
 export default definePlugin({
@@ -60,21 +80,34 @@ export default definePlugin({
       if (event.type === 'shutdown.started') await leases?.close().catch(() => {});
     });
 
-    whenActive(container, PLUGIN_ID, limitIsSet((l) => l.rate));
-    hooks.onRequestLimit.tapPromise({ name: PLUGIN_ID, stage: Stage.LATE }, async (ctx) => {
-      if (isAdmin(ctx.session)) return;
-      const rate = limitFor(ctx.cache, (l) => l.rate, ctx.session.role);
-      if (rate === undefined) return;
-      let allowed: boolean;
+    // A token already leased is taken synchronously: only a refill makes the operation wait.
+    const check = (ctx: LimitContext): void | Promise<void> => {
+      const limits = roleLimits(ctx.cache, ctx.session.role);
+      if (limits.rate === undefined) return;
+      const rate = roleRate(limits, limits.rate, ctx.session.role);
+      let taken: boolean | Promise<boolean>;
       try {
-        allowed = await leasesFor().take(counterKey(ctx, rate), rate.maxReqsPerMin);
+        taken = leasesFor().take(rate.key(ctx.session, ctx.ip), rate.max);
       } catch (e) {
-        // Refused rather than let through unmetered: a limit that silently stops holding is worse.
-        throw new EngineError('unexpected', 'the rate-limit counter store cannot be reached', { status: 500, path: '$', internal: String(e) });
+        throw unreachable(e);
       }
-      if (!allowed) {
-        throw new EngineError('rate-limit-exceeded', `rate limit exceeded: more than ${rate.maxReqsPerMin} requests per minute`, { path: '$' });
-      }
+      if (taken === true) return;
+      if (taken === false) throw refused(rate);
+      return taken.then(
+        (allowed) => {
+          if (!allowed) throw refused(rate);
+        },
+        (e: unknown) => {
+          throw unreachable(e);
+        },
+      );
+    };
+    tapLimit(container, hooks, {
+      name: PLUGIN_ID,
+      stage: Stage.LATE,
+      activeIn: limitIsSet((l) => l.rate),
+      activeFor: (cache, role) => roleLimits(cache, role).rate !== undefined,
+      check,
     });
   },
 });

@@ -10,22 +10,24 @@
  * window-long span the operations admitted for a key, across all instances, are at most the limit
  * plus the tokens the instances held unspent when the span began. An instance never holds more
  * than `leaseCap(max)` = floor(max / 20) tokens (5% of the limit), plus one per request waiting
- * for a token at that moment; within the cap the lease size follows the instance's own request
- * rate for the key (about half a window of its traffic, at least 2), so idle keys hold little.
- * Limits under 40 a window give a cap of 1: such a key is exact, with a token reserved only for a
- * request that is waiting for it. A token is spent only while its reservation is still
+ * for a token at that moment; leased keys hold at most cap − 1 (held and in flight), the last unit
+ * of the cap being kept for a debt (below). Within that the lease size follows the instance's own
+ * request rate for the key (about half a window of its traffic, at least 2), so idle keys hold
+ * little. Limits under 40 a window give a cap of 1: such a key is exact, with a token reserved
+ * only for a request that is waiting for it. A token is spent only while its reservation is still
  * inside the store's window (it expires `windowMs` after the reservation was sent), and a lease
  * that the limit's new value no longer allows is cut down at once.
  *
  * Cold keys (a rate limit per user: most keys are seen a few times a minute) do not wait for the
- * store either. A leased key (cap ≥ 2) that this instance has not been asked about for a whole
- * window, and holds nothing for, is admitted at once on *debt*: its reservation (the debt plus a
- * lease) goes to the store in the background, and the first tokens it brings pay the debt. That
- * keeps the bound above: the debt admission is the only operation of its span that no token
- * covers, and no token held when such a span began can be spent in it (the key saw no operation in
- * the window before the debt, and held no unexpired token at it), so the instance's excess in that
- * span is 1 ≤ cap. A refused debt is forgiven (the operation already ran), and the key is refused
- * until its window frees. Exact keys (cap 1) never run debt: they stay exact.
+ * store either. A leased key (cap ≥ 2) that holds no token and has no reservation out is admitted
+ * at once on *debt*, at most once per window: its reservation (the debt plus a lease) goes to the
+ * store in the background, and the first tokens it brings pay the debt. That keeps the bound
+ * above: in any window-long span an instance's operations that no reservation inside the span
+ * covers are the tokens it held or had in flight when the span began (at most cap − 1) and at most
+ * one debt (one per window), so its excess is at most cap. A refused debt is forgiven (the
+ * operation already ran), and the key is refused until its window frees. Exact keys (cap 1) never
+ * run debt: they stay exact. (A key seen again within a window of its last debt, with its tokens
+ * expired, waits for a reservation: for a user making a request about once a minute.)
  *
  * Reservations nobody waits for (debts and prefetches) wait up to BACKGROUND_DELAY_MS for others
  * to join them, so that many cold keys share one round trip; a request that does wait sends its
@@ -77,6 +79,10 @@ class Lease {
   batches: Batch[] = [];
   max = -1;
   cap = 1;
+  /** Tokens the lease may hold or have in flight: cap − 1 for leased keys, so that a debt fits in the cap (see the header). */
+  hold = 1;
+  /** When the last operation on debt was admitted: at most one per window. */
+  lastDebtAt = Number.NEGATIVE_INFINITY;
   /** The batch the next refill aims to hold. */
   size = INITIAL_SIZE;
   /** Requests waiting for a token. */
@@ -124,9 +130,10 @@ class Lease {
   retune(max: number, now: number): void {
     this.max = max;
     this.cap = leaseCap(max);
+    this.hold = this.cap > 1 ? this.cap - 1 : 1;
     this.deniedUntil = 0;
-    this.size = Math.min(Math.max(this.size, INITIAL_SIZE), this.cap);
-    let keep = this.cap > 1 ? this.cap : 0;
+    this.size = Math.min(Math.max(this.size, INITIAL_SIZE), this.hold);
+    let keep = this.cap > 1 ? this.hold : 0;
     const kept: Batch[] = [];
     for (const b of this.batches) {
       if (b.expiresAt <= now || keep === 0) continue;
@@ -179,20 +186,18 @@ export class RateLeases {
   take(key: string, max: number): boolean | Promise<boolean> {
     const now = this.clock();
     let lease = this.leases.get(key);
-    const seen = lease !== undefined;
     if (lease === undefined) {
       lease = new Lease(now);
       this.leases.set(key, lease);
     }
     if (lease.max !== max) lease.retune(max, now);
-    const idleSince = lease.lastUsedAt;
     lease.lastUsedAt = now;
     if (lease.spend(now)) {
       this.prefetch(key, lease, now);
       return true;
     }
     if (now < lease.deniedUntil) return false;
-    if (lease.cap > 1 && lease.pending === undefined && lease.waiting === 0 && (!seen || now - idleSince >= this.windowMs)) {
+    if (lease.cap > 1 && lease.pending === undefined && lease.waiting === 0 && now - lease.lastDebtAt >= this.windowMs) {
       this.admitOnDebt(key, lease, now);
       return true;
     }
@@ -232,6 +237,7 @@ export class RateLeases {
    */
   private admitOnDebt(key: string, lease: Lease, now: number): void {
     lease.debt = 1;
+    lease.lastDebtAt = now;
     this.adapt(lease, now);
     lease.spent++;
     lease.pending = this.refill(key, lease, lease.size, now, false);
@@ -274,7 +280,7 @@ export class RateLeases {
     lease.pending.catch(() => undefined);
   }
 
-  /** The next lease size: the smoothed request rate over a span, between MIN_SIZE and the cap. */
+  /** The next lease size: the smoothed request rate over a span, between MIN_SIZE and what the lease may hold. */
   private adapt(lease: Lease, now: number): void {
     if (lease.cap <= 1) {
       lease.size = 1;
@@ -295,7 +301,7 @@ export class RateLeases {
     lease.rate = lease.rate * (1 - weight) + instant * weight;
     lease.spent = 0;
     lease.lastRefillAt = now;
-    lease.size = Math.min(lease.cap, Math.max(MIN_SIZE, Math.ceil(lease.rate * this.spanMs)));
+    lease.size = Math.min(lease.hold, Math.max(MIN_SIZE, Math.ceil(lease.rate * this.spanMs)));
   }
 
   /** Reserves `tokens` for the lease, plus its debt; the grant pays the debt first. */

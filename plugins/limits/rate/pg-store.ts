@@ -6,7 +6,7 @@
  * the metadata store it shares a database with.
  */
 import pg from 'pg';
-import type { Grant, RateStore, Reservation } from './store.js';
+import { STORE_TIMEOUT_MS, type Grant, type RateStore, type Reservation } from './store.js';
 
 const CREATE = `CREATE TABLE IF NOT EXISTS svc_catalog.svc_rate_lease (
   key text PRIMARY KEY,
@@ -61,19 +61,29 @@ WHERE key IN (
 // Two engines creating the table at once: one of them sees the other's catalog row.
 const ALREADY_CREATED = new Set(['42P07', '23505']);
 
+export interface PgRateStoreOptions {
+  /** The stall guard (STORE_TIMEOUT_MS): connecting, waiting for a row lock, and the statement. */
+  timeoutMs?: number;
+}
+
 export class PgRateStore implements RateStore {
   private readonly pool: pg.Pool;
   private ready: Promise<void> | undefined;
 
-  constructor(connectionString: string) {
+  constructor(connectionString: string, options: PgRateStoreOptions = {}) {
+    const timeoutMs = Math.max(1, Math.round(options.timeoutMs ?? STORE_TIMEOUT_MS));
     // Reservations commit without waiting for the WAL flush: one lost in a database crash only
     // lets that many operations through again, and a flush per refill is latency every key pays.
+    // The server cancels a statement (or a wait for a row lock) past the guard; the client gives up
+    // a little later still, for a server that does not answer at all.
     this.pool = new pg.Pool({
       connectionString,
       max: 2,
       application_name: 'svc-graphql-engine-rate-limit',
       allowExitOnIdle: true,
-      options: '-c synchronous_commit=off',
+      connectionTimeoutMillis: timeoutMs,
+      query_timeout: timeoutMs + 1000,
+      options: `-c synchronous_commit=off -c statement_timeout=${timeoutMs} -c lock_timeout=${timeoutMs}`,
     });
     this.pool.on('error', () => {});
   }

@@ -7,7 +7,7 @@
  */
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import type { Grant, RateStore, Reservation } from './store.js';
+import { STORE_TIMEOUT_MS, type Grant, type RateStore, type Reservation } from './store.js';
 
 // KEYS: the keys; ARGV[1] window ms, ARGV[2] a member prefix unique to this call, then per key
 // its max and tokens wanted. Answers {granted, retry ms} per key, flattened.
@@ -46,7 +46,8 @@ export class RedisRateStore implements RateStore {
   private seq = 0;
 
   constructor(url: string) {
-    this.redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3000 }) as WithScript;
+    // A stalled server fails the reservation after the stall guard (store.ts) instead of holding its requests.
+    this.redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3000, commandTimeout: STORE_TIMEOUT_MS }) as WithScript;
     // Connection errors reach the caller through the command; an unhandled 'error' event would crash.
     this.redis.on('error', () => {});
     // The number of keys is the first argument: one call reserves for a whole batch.

@@ -34,3 +34,11 @@ export interface RateStore {
   expire?(windowMs: number): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * How long a reservation may take before it fails (the stall guard). Requests waiting for a
+ * refill wait on it: without a bound, a stalled database, or a row lock held by a stuck session,
+ * would hold every request of the key for as long, piling them up. Failed, they are refused with
+ * "the rate-limit counter store cannot be reached" and the next one tries again.
+ */
+export const STORE_TIMEOUT_MS = 5000;

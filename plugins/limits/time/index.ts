@@ -7,11 +7,10 @@
  */
 import {
   definePlugin,
-  isAdmin,
   Stage,
-  whenActive,
+  tapLimit,
 } from '../../../core/sdk/index.js';
-import { limitFor, limitIsSet } from '../../metadata/api-limits/limits.js';
+import { limitIsSet, roleLimits } from '../../metadata/api-limits/limits.js';
 
 const PLUGIN_ID = 'limits/time';
 
@@ -20,11 +19,15 @@ export default definePlugin({
   kind: 'limits',
   provides: ['api-limits'],
   register(container, hooks) {
-    whenActive(container, PLUGIN_ID, limitIsSet((l) => l.time));
-    hooks.onRequestLimit.tap({ name: PLUGIN_ID, stage: Stage.LAST }, (ctx) => {
-      if (isAdmin(ctx.session)) return;
-      const seconds = limitFor(ctx.cache, (l) => l.time, ctx.session.role);
-      if (seconds !== undefined) ctx.timeLimitSeconds = seconds;
+    tapLimit(container, hooks, {
+      name: PLUGIN_ID,
+      stage: Stage.LAST,
+      activeIn: limitIsSet((l) => l.time),
+      activeFor: (cache, role) => roleLimits(cache, role).time !== undefined,
+      check(ctx) {
+        const seconds = roleLimits(ctx.cache, ctx.session.role).time;
+        if (seconds !== undefined) ctx.timeLimitSeconds = seconds;
+      },
     });
   },
 });

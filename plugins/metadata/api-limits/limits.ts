@@ -9,6 +9,7 @@ import {
   jsonTypeName,
   parseFailed,
   perSnapshot,
+  ADMIN_ROLE,
   requireKey,
   type SchemaCache,
 } from '../../../core/sdk/index.js';
@@ -108,6 +109,60 @@ export const apiLimitsOf = perSnapshot((cache: SchemaCache): ApiLimits & { probl
     return { disabled: false, problem: e instanceof EngineError ? `${e.message} (at ${e.path})` : String(e) };
   }
 });
+
+/** The limits that apply to one role: a role's own value, else `global`; none when disabled, none for admin. */
+export interface RoleLimits {
+  readonly rate?: RateLimitConfig;
+  readonly depth?: number;
+  readonly node?: number;
+  readonly time?: number;
+  readonly batch?: number;
+}
+
+const NO_LIMITS: RoleLimits = Object.freeze({});
+
+/** Roles whose limits one snapshot keeps: role names come from requests, and made-up ones must not grow memory. */
+const MAX_ROLES = 512;
+
+const roleLimitsBySnapshot = perSnapshot((): Map<string, RoleLimits> => new Map());
+
+function effective<T>(l: Limit<T> | undefined, role: string): T | undefined {
+  if (!l) return undefined;
+  const own = l.perRole.get(role);
+  return own === undefined ? l.global : own;
+}
+
+function resolveRoleLimits(cache: SchemaCache, role: string): RoleLimits {
+  const limits = apiLimitsOf(cache);
+  if (limits.disabled || role === ADMIN_ROLE) return NO_LIMITS;
+  const out: { -readonly [K in keyof RoleLimits]: RoleLimits[K] } = {};
+  const rate = effective(limits.rate, role);
+  if (rate !== undefined) out.rate = rate;
+  const depth = effective(limits.depth, role);
+  if (depth !== undefined) out.depth = depth;
+  const node = effective(limits.node, role);
+  if (node !== undefined) out.node = node;
+  const time = effective(limits.time, role);
+  if (time !== undefined) out.time = time;
+  const batch = effective(limits.batch, role);
+  if (batch !== undefined) out.batch = batch;
+  return out;
+}
+
+/**
+ * The role's effective limits in a snapshot, resolved once per snapshot and role (the enforcers
+ * read them on every request). The same object comes back while the snapshot serves.
+ */
+export function roleLimits(cache: SchemaCache, role: string): RoleLimits {
+  const byRole = roleLimitsBySnapshot(cache);
+  let limits = byRole.get(role);
+  if (limits === undefined) {
+    limits = resolveRoleLimits(cache, role);
+    if (byRole.size >= MAX_ROLES) byRole.clear();
+    byRole.set(role, limits);
+  }
+  return limits;
+}
 
 /** The value that applies to a role, or undefined when the limit is unset or disabled. */
 export function limitFor<T>(cache: SchemaCache, pick: (l: ApiLimits) => Limit<T> | undefined, role: string): T | undefined {

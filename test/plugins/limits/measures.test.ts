@@ -7,7 +7,7 @@ import { getOperationAST, parse, type FragmentDefinitionNode } from 'graphql';
 import { canonicalQuery } from '../../../plugins/metadata/allowlist/normalise.js';
 import { measuresOf } from '../../../plugins/metadata/api-limits/measure.js';
 import { restVariables } from '../../../plugins/api/rest/variables.js';
-import { LimitGate } from '../../../core/graphql/execute/limits.js';
+import { LimitGate } from '../../../core/graphql/execute/limit-pass.js';
 import { createHooks } from '../../../core/hooks.js';
 import type { SchemaCache } from '../../../core/schema-cache/cache.js';
 

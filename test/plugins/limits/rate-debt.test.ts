@@ -94,6 +94,29 @@ describe('rate-limit admission on debt', function () {
     }
   });
 
+  it('runs at most one debt per window: with the store unreachable, the next operation waits for it and fails', async () => {
+    // Nothing listens on port 1: every reservation fails.
+    const l = new RateLeases(new RedisRateStore('redis://127.0.0.1:1/0'), { windowMs: 60_000 });
+    try {
+      const key = freshKey();
+      expect(l.take(key, 1000)).to.equal(true);
+      // The next operation waits on the debt's reservation, which fails.
+      const first = l.take(key, 1000);
+      expect(first).to.be.an.instanceOf(Promise);
+      expect(await Promise.resolve(first).then(() => 'answered', () => 'failed')).to.equal('failed');
+      // No token, no reservation out, but a debt inside the window: no second one.
+      const second = l.take(key, 1000);
+      expect(second).to.be.an.instanceOf(Promise);
+      const outcome = await Promise.resolve(second).then(
+        (v) => `answered ${String(v)}`,
+        () => 'failed',
+      );
+      expect(outcome).to.equal('failed');
+    } finally {
+      await l.close().catch(() => undefined);
+    }
+  });
+
   for (const which of ['Redis', 'PostgreSQL'] as const) {
     describe(`sharing ${which}`, () => {
       const open = (): RateStore => (which === 'Redis' ? new RedisRateStore(REDIS_URL) : new PgRateStore(db!.url));
@@ -121,6 +144,27 @@ describe('rate-limit admission on debt', function () {
         expect(store.granted).to.equal(1 + a.held(key));
         expect(a.held(key)).to.be.within(2, leaseCap(1000));
         for (let i = 0; i < a.held(key); i++) expect(a.take(key, 1000)).to.equal(true);
+      });
+
+      it('admits on debt again once the tokens expired and a window passed since the last debt, though the key was used since', async () => {
+        const windowMs = 400;
+        const store = new CountingStore(open());
+        const a = leases(store, windowMs);
+        const key = freshKey();
+        const startedAt = performance.now();
+        expect(a.take(key, 1000)).to.equal(true);
+        await waitUntil(() => a.debt(key) === 0);
+        // Used within the window, from the lease: the key is not idle for a window when it comes back.
+        await sleep(0.75 * windowMs - (performance.now() - startedAt));
+        expect(a.take(key, 1000)).to.equal(true);
+        expect(store.calls).to.equal(1);
+        await sleep(1.15 * windowMs - (performance.now() - startedAt));
+        expect(a.held(key)).to.equal(0);
+        // Its tokens expired and its debt is a window old: admitted at once, reserved in the background.
+        expect(a.take(key, 1000)).to.equal(true);
+        expect(a.debt(key)).to.equal(1);
+        await waitUntil(() => a.debt(key) === 0);
+        expect(store.calls).to.equal(2);
       });
 
       it('batches the background reservations of many cold keys into few round trips', async () => {
