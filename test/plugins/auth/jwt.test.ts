@@ -84,8 +84,8 @@ async function roleOf(kernel: Kernel, headers: Record<string, string>): Promise<
   return (await authenticate(kernel, headers))?.role;
 }
 
-function authenticate(kernel: Kernel, headers: Record<string, string>): Promise<Session | undefined> {
-  return kernel.hooks.onRequestAuth.promise({ headers, ip: '127.0.0.1', body: undefined, responseHeaders: [] });
+async function authenticate(kernel: Kernel, headers: Record<string, string>): Promise<Session | undefined> {
+  return await kernel.hooks.onRequestAuth.promise({ headers, ip: '127.0.0.1', body: undefined, responseHeaders: [] });
 }
 
 /** The request must be refused: no session, an EngineError with exactly this code/status/message. */
