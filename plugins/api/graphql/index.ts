@@ -55,7 +55,7 @@ export default definePlugin({
         // The exchange is the raw response as it is (its extra `session` is not read).
         raw.post(path, ({ req, ip, requestId }) =>
           handleGraphQL(deps, mode, 'POST', req.headers, ip, () =>
-            readJsonRequest(req, config.maxRequestBodySize).then((body) => logQuery(requestId, parseGraphQLHttpBody(body))),
+            readJsonRequest(req, config.maxRequestBodySize, (body) => logQuery(requestId, parseGraphQLHttpBody(body))),
           ),
         );
         router.get(path, async (ctx) => {
