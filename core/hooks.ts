@@ -67,9 +67,12 @@ export function createHooks() {
     onSchemaBuild: new AsyncSeriesWaterfallHook<[SchemaDraft, SchemaBuildContext]>(['draft', 'ctx']),
     /**
      * Bail: the first auth mode returning a Session wins; throw an EngineError to reject;
-     * `undefined` means "not mine". admin-secret taps EARLY, unauthorized-role LAST.
+     * `undefined` means "not mine". admin-secret taps EARLY, unauthorized-role LAST. A synchronous
+     * tap may answer with a promise of a Session when it has to wait (JWT on a session-cache
+     * miss): that is its final answer, as a returned Session is. When every tap is synchronous,
+     * requests are authenticated without a promise (core/http/auth.ts, authenticateNow).
      */
-    onRequestAuth: new AsyncSeriesBailHook<[AuthRequest], Session | undefined>(['request']),
+    onRequestAuth: new AsyncSeriesBailHook<[AuthRequest], Session | Promise<Session> | undefined>(['request']),
     /**
      * Once per GraphQL operation, after authentication and validation, before execution; an
      * enforcer throws an EngineError to refuse it. See core/graphql/execute/limits.ts for how an

@@ -32,10 +32,32 @@ export function authenticate(hooks: KernelHooks, request: AuthRequest): Promise<
       })
     : hooks.onRequestAuth.promise(request);
   // Chained rather than awaited in an async function: one promise less per request.
-  return session.then(requireSession);
+  // (The hook's promise has already resolved a tap's pending Session: the value is never a promise.)
+  return (session as Promise<Session | undefined>).then(requireSession);
 }
 
-function requireSession(session: Session | undefined): Session {
+/**
+ * `authenticate` without a promise when it can: when every auth mode is a synchronous tap (admin
+ * secret, unauthorized role, JWT) and tracing is off, the taps run here in the hook's order and
+ * the first Session wins, as in tapable's bail hook. A tap answering with a promise (a JWT not in
+ * the session cache) makes the result that promise. Errors are thrown synchronously; the async
+ * path rejects with the same errors. Anything else (an async tap such as the webhook's, an
+ * interceptor, tracing) takes the hook's own path.
+ */
+export function authenticateNow(hooks: KernelHooks, request: AuthRequest): Session | Promise<Session> {
+  const hook = hooks.onRequestAuth;
+  const taps = hook.taps;
+  if (tracing.active || hook.interceptors.length > 0) return authenticate(hooks, request);
+  for (let i = 0; i < taps.length; i++) if (taps[i]!.type !== 'sync') return authenticate(hooks, request);
+  for (let i = 0; i < taps.length; i++) {
+    const answer = (taps[i]!.fn as (r: AuthRequest) => Session | Promise<Session> | undefined)(request);
+    if (answer === undefined) continue;
+    return answer instanceof Promise ? answer.then(requireSession) : requireSession(answer);
+  }
+  return requireSession(undefined);
+}
+
+function requireSession(session: Session | null | undefined): Session {
   if (!session) {
     throw new EngineError('access-denied', 'x-svc-admin-secret/x-svc-access-key required, but not found', {
       status: 401,

@@ -30,18 +30,28 @@ export function requireJsonContentType(value: string | undefined): void {
   });
 }
 
-/** The body of a POST that must be JSON: content type, size and nesting checked. */
-export function readJsonRequest(req: IncomingMessage, limit: number): Promise<unknown> {
+/**
+ * The body of a POST that must be JSON: content type, size and nesting checked. `then` (parsing
+ * the value further) runs when the body is complete, inside the read's own promise: no promise
+ * per step on the hot path.
+ */
+export function readJsonRequest(req: IncomingMessage, limit: number): Promise<unknown>;
+export function readJsonRequest<T>(req: IncomingMessage, limit: number, then: (body: unknown) => T): Promise<T>;
+export function readJsonRequest<T>(req: IncomingMessage, limit: number, then?: (body: unknown) => T): Promise<unknown> {
   try {
     requireJsonContentType(req.headers['content-type']);
   } catch (e) {
     return Promise.reject(e);
   }
-  // Chained rather than awaited in an async function: one promise less per request.
-  return readRawBody(req, limit).then(parseJsonBody);
+  return readBody(req, limit, then === undefined ? parseJsonBody : (raw) => then(parseJsonBody(raw)));
 }
 
 export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return readBody(req, limit, (raw) => raw);
+}
+
+/** Reads the whole body (refused past `limit`) and resolves with `finish(body)`, or its error. */
+function readBody<T>(req: IncomingMessage, limit: number, finish: (raw: Buffer) => T): Promise<T> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared > limit) return Promise.reject(tooLarge(limit));
   // Plain stream events: an async iterator per request costs measurably more on the hot path.
@@ -60,7 +70,11 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer
     };
     const onEnd = () => {
       cleanup();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      try {
+        resolve(finish(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+      } catch (e) {
+        reject(e);
+      }
     };
     const onError = (e: Error) => {
       cleanup();

@@ -111,19 +111,41 @@ export interface RawDispatchDeps {
   cors: CorsPolicy | null;
 }
 
-export async function dispatchRaw(handler: RawHandler, req: IncomingMessage, res: ServerResponse, deps: RawDispatchDeps): Promise<void> {
+/**
+ * Runs a raw handler and writes its answer. Chained rather than awaited: the handler's promise is
+ * the only one per request (bodies over INLINE_GZIP_LIMIT add the compression's). Never rejects.
+ */
+export function dispatchRaw(handler: RawHandler, req: IncomingMessage, res: ServerResponse, deps: RawDispatchDeps): Promise<void> {
   const startedNs = process.hrtime.bigint();
   const requestId = requestIdOf(req);
   const ip = req.socket.remoteAddress ?? '';
-  let response: RawResponse;
+  let pending: Promise<RawResponse>;
   try {
-    response = tracing.active ? await tracedRaw(handler, { req, requestId, ip }) : await handler({ req, requestId, ip });
+    pending = tracing.active ? tracedRaw(handler, { req, requestId, ip }) : handler({ req, requestId, ip });
   } catch (e) {
-    // Handlers render their own errors; this catches only the unforeseen.
-    const err = toEngineError(e);
-    deps.logger.error('http-log', { request_id: requestId, error: String(e), stack: (e as Error)?.stack });
-    response = { status: err.status, body: JSON.stringify(errorBody(err, false)), contentType: 'application/json' };
+    pending = Promise.reject(e);
   }
+  return pending.then(
+    (response) => writeRaw(req, res, deps, response, requestId, ip, startedNs),
+    (e: unknown) => {
+      // Handlers render their own errors; this catches only the unforeseen.
+      const err = toEngineError(e);
+      deps.logger.error('http-log', { request_id: requestId, error: String(e), stack: (e as Error)?.stack });
+      const response = { status: err.status, body: JSON.stringify(errorBody(err, false)), contentType: 'application/json' };
+      return writeRaw(req, res, deps, response, requestId, ip, startedNs);
+    },
+  );
+}
+
+function writeRaw(
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: RawDispatchDeps,
+  response: RawResponse,
+  requestId: string,
+  ip: string,
+  startedNs: bigint,
+): void | Promise<void> {
   const headers: OutgoingHttpHeaders = { 'content-type': contentTypeHeader(response.contentType), 'x-request-id': requestId };
   if (response.headers !== undefined && response.headers.length > 0) {
     for (const [name, value] of response.headers) appendHeader(headers, name, value);
@@ -132,13 +154,30 @@ export async function dispatchRaw(handler: RawHandler, req: IncomingMessage, res
   if (deps.cors && origin !== undefined) {
     for (const [name, value] of corsHeaders(deps.cors, origin)) appendHeader(headers, name, value);
   }
-  let payload: Buffer | string = response.body;
+  const payload = response.body;
   if (acceptsGzip(req.headers['accept-encoding'])) {
-    payload = Buffer.byteLength(payload) <= INLINE_GZIP_LIMIT ? gzipSync(payload, GZIP_OPTIONS) : await gzipAsync(payload, GZIP_OPTIONS);
     headers['content-encoding'] = 'gzip';
     appendHeader(headers, 'vary', 'Accept-Encoding');
+    if (Buffer.byteLength(payload) > INLINE_GZIP_LIMIT) {
+      return gzipAsync(payload, GZIP_OPTIONS).then((zipped) => send(req, res, deps, response, zipped, headers, requestId, ip, startedNs));
+    }
+    return send(req, res, deps, response, gzipSync(payload, GZIP_OPTIONS), headers, requestId, ip, startedNs);
   }
-  headers['content-length'] = Buffer.byteLength(payload);
+  return send(req, res, deps, response, payload, headers, requestId, ip, startedNs);
+}
+
+function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: RawDispatchDeps,
+  response: RawResponse,
+  payload: Buffer | string,
+  headers: OutgoingHttpHeaders,
+  requestId: string,
+  ip: string,
+  startedNs: bigint,
+): void {
+  headers['content-length'] = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
   res.writeHead(response.status, headers);
   res.end(payload);
   if (deps.metrics.enabled) recordHttp(deps.metrics, pathOf(req.url ?? ''), response.operationType ?? '', response.status, startedNs);

@@ -44,8 +44,9 @@ export { EngineError, BootError, errors, isEngineError, isBootError } from '../e
 export type { ErrorCode, EngineErrorInit, BootErrorCode } from '../errors.js';
 
 // ---- Sessions and authentication ------------------------------------------------------------
-export { ADMIN_ROLE, isAdmin, makeSession, sessionVariablesFromHeaders } from '../auth/session.js';
+export { ADMIN_ROLE, ADMIN_SESSION, isAdmin, makeSession, sessionVariablesFromHeaders, sessionVariablesJson, shareSession } from '../auth/session.js';
 export type { Session, AuthRequest } from '../auth/session.js';
+export { SessionCache, SESSION_CACHE_MAX_ENTRIES } from '../auth/session-cache.js';
 export { checkAuthModeRequirements } from '../auth/mode-requirements.js';
 
 // ---- Metadata operations --------------------------------------------------------------------
@@ -249,7 +250,7 @@ export { isLosslessInteger, isLosslessNumber, parseLossless, stringifyLossless, 
 export { explainRequest, parseExplainBody } from '../graphql/execute/explain.js';
 
 // ---- HTTP -----------------------------------------------------------------------------------
-export { authenticate, authenticateRequest } from '../http/auth.js';
+export { authenticate, authenticateNow, authenticateRequest } from '../http/auth.js';
 export { parseJsonBody, readJsonBody, readJsonRequest, readRawBody, requireJsonContentType } from '../http/body.js';
 export { ProvidedFeatures } from '../features/index.js';
 export { showInternalTo, toEngineError, errorBody } from '../http/error-response.js';

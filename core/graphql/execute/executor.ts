@@ -22,7 +22,7 @@ import {
   type VariableDefinitionNode,
 } from 'graphql';
 import { EngineError } from '../../errors.js';
-import type { Session } from '../../auth/session.js';
+import { sessionVariablesJson, type Session } from '../../auth/session.js';
 import type { ServerConfig } from '../../config/types.js';
 import type { SchemaCacheRef } from '../../schema-cache/ref.js';
 import type { SchemaCache } from '../../schema-cache/cache.js';
@@ -93,6 +93,34 @@ export class GraphQLExecutor {
     return `{"data":${await this.executeData(request, session, meta)}}`;
   }
 
+  /**
+   * `execute` without a promise when it can: a plan-cache hit whose operation needs nothing
+   * awaited but its database answers (a query whose limits decide at once, with no remote fields or introspection)
+   * returns its text at once when it has no database field (`{ __typename }`), and otherwise the
+   * database's promise, chained. Errors are thrown synchronously then; the answers and errors are
+   * those of `execute`, to which every other case goes.
+   */
+  executeNow(request: GraphQLRequest, session: Session, meta: ExecutionMeta = DEFAULT_META()): string | Promise<string> {
+    if (tracing.active) return this.execute(request, session, meta);
+    const cache = this.ref.current;
+    const prepared = this.prepare(cache, request, session.role);
+    if (prepared instanceof Promise) return prepared.then((p) => this.runPrepared(p, cache, request, session, meta)).then(wrapData);
+    this.admitKind(prepared, meta);
+    if (prepared.kind !== 'query') return this.runPrepared(prepared, cache, request, session, meta).then(wrapData);
+    // The limit pass decides at once unless a check must wait (a rate limit's refill): then the async way.
+    const admitted = this.limits?.gate.isActive(cache) ? this.checkLimits(prepared, cache, session, meta) : undefined;
+    if (admitted instanceof Promise) {
+      return admitted.then((run) => this.runAdmitted(prepared, cache, request, session, meta, run)).then(wrapData);
+    }
+    const variables = coerceVariables(prepared, request);
+    const compiled = this.compiled(prepared, cache, variables);
+    if (compiled.constantData !== undefined) return `{"data":${compiled.constantData}}`;
+    if (compiled.remote || compiled.introspection) return this.runAdmitted(prepared, cache, request, session, meta, admitted).then(wrapData);
+    const external = this.externalContext(prepared, request, session, meta, variables, admitted);
+    const data = this.runSteps(compiled.steps, variables, session, sessionVariablesJson(session), null, NO_RESULTS, NO_REMOTE, external, admitted);
+    return typeof data === 'string' ? `{"data":${data}}` : data.then(wrapData);
+  }
+
   /** Runs one request; returns the JSON text of its `data` object (REST endpoints answer it bare). */
   async executeData(request: GraphQLRequest, session: Session, meta: ExecutionMeta = DEFAULT_META()): Promise<string> {
     const cache = this.ref.current;
@@ -101,26 +129,38 @@ export class GraphQLExecutor {
       ? tracing.span('graphql.plan', { 'graphql.operation.name': request.operationName ?? '' }, async () => this.prepare(cache, request, session.role))
       : this.prepare(cache, request, session.role);
     const prepared = planned instanceof Promise ? await planned : planned;
-    meta.operationType = prepared.kind;
-    if (meta.queryOnly && prepared.kind !== 'query') {
-      throw new EngineError('method-not-allowed', `${prepared.kind}s are not allowed over GET; use POST`, { status: 405, path: '$' });
-    }
-    if (prepared.kind === 'subscription') {
-      throw new EngineError('validation-failed', 'subscriptions are not supported over HTTP, use websockets instead', { path: '$' });
-    }
+    return this.runPrepared(prepared, cache, request, session, meta);
+  }
+
+  /** What every operation goes through once planned: the kind checks, limits, then its steps. */
+  private async runPrepared(
+    prepared: PreparedOperation,
+    cache: SchemaCache,
+    request: GraphQLRequest,
+    session: Session,
+    meta: ExecutionMeta,
+  ): Promise<string> {
+    this.admitKind(prepared, meta);
     // No limit set anywhere (the usual case): no context object, no hook call; a pass that decides at once is not awaited.
     const admitted = this.limits?.gate.isActive(cache) ? this.checkLimits(prepared, cache, session, meta) : undefined;
-    const run = admitted instanceof Promise ? await admitted : admitted;
+    return this.runAdmitted(prepared, cache, request, session, meta, admitted instanceof Promise ? await admitted : admitted);
+  }
+
+  /** Runs an operation its kind checks and limits have let through, with the run options they gave. */
+  private async runAdmitted(
+    prepared: PreparedOperation,
+    cache: SchemaCache,
+    request: GraphQLRequest,
+    session: Session,
+    meta: ExecutionMeta,
+    run: RunOptions | undefined,
+  ): Promise<string> {
     const variables = coerceVariables(prepared, request);
     const compiled = tracing.active
       ? await tracing.span('graphql.compile', { 'graphql.operation.type': prepared.kind }, async () => this.compiled(prepared, cache, variables))
       : this.compiled(prepared, cache, variables);
-    const sessionJson = JSON.stringify(session.variables);
-    const external: ExternalContext = { session, variables, headers: meta.headers ?? NO_HEADERS, query: request.query };
-    if (run?.deadline !== undefined) external.deadline = run.deadline;
-    // The name of the operation that runs (the document's, whether or not the client named it).
-    if (prepared.operation.name) external.operationName = prepared.operation.name.value;
-    if (meta.responseHeaders) external.responseHeaders = meta.responseHeaders;
+    const sessionJson = sessionVariablesJson(session);
+    const external = this.externalContext(prepared, request, session, meta, variables, run);
     // Mutations run first, in one transaction per source; the splice below just reads their results.
     const mutated =
       prepared.kind === 'mutation' ? await this.mutate(compiled.steps, variables, session, sessionJson, external, run) : NO_RESULTS;
@@ -128,6 +168,33 @@ export class GraphQLExecutor {
     const remote = compiled.remote ? startRemoteGroups(compiled.steps, external) : NO_REMOTE;
     const introspection = compiled.introspection ? await this.introspect(prepared, compiled, request) : null;
     return this.runSteps(compiled.steps, variables, session, sessionJson, introspection, mutated, remote, external, run);
+  }
+
+  /** Records the operation type, and refuses what HTTP cannot run: a non-query over GET, a subscription. */
+  private admitKind(prepared: PreparedOperation, meta: ExecutionMeta): void {
+    meta.operationType = prepared.kind;
+    if (meta.queryOnly && prepared.kind !== 'query') {
+      throw new EngineError('method-not-allowed', `${prepared.kind}s are not allowed over GET; use POST`, { status: 405, path: '$' });
+    }
+    if (prepared.kind === 'subscription') {
+      throw new EngineError('validation-failed', 'subscriptions are not supported over HTTP, use websockets instead', { path: '$' });
+    }
+  }
+
+  private externalContext(
+    prepared: PreparedOperation,
+    request: GraphQLRequest,
+    session: Session,
+    meta: ExecutionMeta,
+    variables: Record<string, unknown>,
+    run: RunOptions | undefined,
+  ): ExternalContext {
+    const external: ExternalContext = { session, variables, headers: meta.headers ?? NO_HEADERS, query: request.query };
+    if (run?.deadline !== undefined) external.deadline = run.deadline;
+    // The name of the operation that runs (the document's, whether or not the client named it).
+    if (prepared.operation.name) external.operationName = prepared.operation.name.value;
+    if (meta.responseHeaders) external.responseHeaders = meta.responseHeaders;
+    return external;
   }
 
   private async mutate(
@@ -281,7 +348,8 @@ export class GraphQLExecutor {
     return (result.data ?? {}) as Record<string, unknown>;
   }
 
-  private async runSteps(
+  /** The `data` object's text: at once when no step waits, else a promise of it. */
+  private runSteps(
     steps: readonly RootStep[],
     variables: Record<string, unknown>,
     session: Session,
@@ -291,7 +359,7 @@ export class GraphQLExecutor {
     remote: ReadonlyMap<RootStep, Promise<string>>,
     external: ExternalContext,
     run?: RunOptions,
-  ): Promise<string> {
+  ): string | Promise<string> {
     // Steps answered without waiting give their text at once; only database and remote answers are awaited.
     const values = new Array<string | Promise<string>>(steps.length);
     let waiting = 0;
@@ -310,17 +378,14 @@ export class GraphQLExecutor {
       for (const v of values) if (v !== undefined && typeof v !== 'string') v.catch(() => undefined);
       throw e;
     }
-    if (waiting === 1) values[last] = await values[last]!;
-    else if (waiting > 1) {
-      const all = await Promise.all(values);
-      for (let i = 0; i < all.length; i++) values[i] = all[i]!;
+    if (waiting === 0) return splice(steps, values as string[]);
+    if (waiting === 1) {
+      return (values[last] as Promise<string>).then((text) => {
+        values[last] = text;
+        return splice(steps, values as string[]);
+      });
     }
-    let out = '{';
-    for (let i = 0; i < steps.length; i++) {
-      if (i > 0) out += ',';
-      out += JSON.stringify(steps[i]!.key) + ':' + (values[i] as string);
-    }
-    return out + '}';
+    return Promise.all(values).then((all) => splice(steps, all));
   }
 
   private stepValue(
@@ -358,6 +423,17 @@ export class GraphQLExecutor {
   }
 }
 
+function splice(steps: readonly RootStep[], values: readonly string[]): string {
+  let out = '{';
+  for (let i = 0; i < steps.length; i++) {
+    if (i > 0) out += ',';
+    out += JSON.stringify(steps[i]!.key) + ':' + values[i]!;
+  }
+  return out + '}';
+}
+
+const wrapData = (data: string): string => `{"data":${data}}`;
+
 export interface PlannedField {
   /** The response key; under a namespace, `namespace.key`. */
   field: string;
@@ -378,7 +454,7 @@ export interface RequestPlan {
 }
 
 function plannedFields(steps: readonly RootStep[], prefix: string, variables: Record<string, unknown>, session: Session): PlannedField[] {
-  const sessionJson = JSON.stringify(session.variables);
+  const sessionJson = sessionVariablesJson(session);
   return steps.flatMap((step): PlannedField[] => {
     const field = prefix + step.key;
     if (step.kind === 'namespace') return plannedFields(step.steps, field + '.', variables, session);

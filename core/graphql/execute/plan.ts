@@ -62,6 +62,11 @@ export interface CompiledOperation {
   introspection: DocumentNode | null;
   /** Whether any step (at any depth) is a remote root field. */
   remote: boolean;
+  /**
+   * The `data` object's JSON text when every root field is answered by the plan alone
+   * (`{ __typename }`): built once here instead of spliced per request.
+   */
+  constantData?: string;
 }
 
 export type OperationKind = 'query' | 'mutation' | 'subscription';
@@ -139,7 +144,11 @@ export function compileOperation(
             ...Object.values(prepared.fragments),
           ],
         };
-  return { compiled: { steps, introspection, remote: hasRemote(steps) }, structuralReads: reads };
+  const compiled: CompiledOperation = { steps, introspection, remote: hasRemote(steps) };
+  if (introspection === null && steps.every((s) => s.kind === 'typename')) {
+    compiled.constantData = `{${steps.map((s) => `${JSON.stringify(s.key)}:${JSON.stringify(s.value)}`).join(',')}}`;
+  }
+  return { compiled, structuralReads: reads };
 }
 
 function planSelection(

@@ -8,13 +8,14 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import {
-  authenticate,
+  authenticateNow,
   type AuthRequest,
   type AwilixContainer,
   type ExecutionMeta,
   graphqlErrorJson,
   type GraphQLExecutor,
   type GraphQLHttpRequest,
+  type GraphQLRequest,
   type KernelHooks,
   type ServerConfig,
   type Session,
@@ -55,7 +56,23 @@ function executorOf(deps: GraphQLHandlerDeps): GraphQLExecutor {
 
 const TRANSPORT_STATUSES: ReadonlySet<number> = new Set([405, 415]);
 
-export async function handleGraphQL(
+/** One request's exchange: what every step after reading the body needs. */
+interface Exchange {
+  deps: GraphQLHandlerDeps;
+  mode: GraphQLMode;
+  method: 'GET' | 'POST';
+  headers: IncomingHttpHeaders;
+  ip: string;
+  auth: AuthRequest;
+  contentType: GraphQLMediaType;
+}
+
+/**
+ * Reads the request, authenticates it and runs it. After the body is read, nothing waits unless
+ * it has to (an async auth mode, the database): steps are chained rather than awaited, so a
+ * request costs one promise per real wait.
+ */
+export function handleGraphQL(
   deps: GraphQLHandlerDeps,
   mode: GraphQLMode,
   method: 'GET' | 'POST',
@@ -63,42 +80,69 @@ export async function handleGraphQL(
   ip: string,
   read: () => Promise<GraphQLHttpRequest>,
 ): Promise<GraphQLExchange> {
-  const { hooks, config } = deps;
-  const auth: AuthRequest = { headers, ip, responseHeaders: [] };
-  const contentType = responseMediaType(headers.accept);
-  let session: Session | undefined;
-  let operationType = '';
+  const x: Exchange = { deps, mode, method, headers, ip, auth: { headers, ip, responseHeaders: [] }, contentType: responseMediaType(headers.accept) };
+  return read().then(
+    (request) => authenticated(x, request),
+    (e: unknown) => failure(x, e, undefined, ''),
+  );
+}
+
+function authenticated(x: Exchange, request: GraphQLHttpRequest): GraphQLExchange | Promise<GraphQLExchange> {
+  let session: Session | Promise<Session>;
   try {
-    const request = await read();
-    if (!request.batch) auth.body = request.request;
-    session = await authenticate(hooks, auth);
-    const executor = executorOf(deps);
-    // API limits and the allow-list run inside the executor, once per operation (see onRequestLimit).
-    if (!request.batch) {
-      const meta: ExecutionMeta = { endpoint: 'graphql', ip, operationCount: 1, queryOnly: method === 'GET', headers, responseHeaders: auth.responseHeaders };
-      try {
-        const body = await executor.execute(request.request, session, meta);
-        return { status: 200, body, contentType, headers: auth.responseHeaders, session, operationType: meta.operationType ?? '' };
-      } finally {
-        operationType = meta.operationType ?? '';
-      }
-    }
-    const s = session;
-    const showInternal = showInternalTo(s, config);
-    const meta = { endpoint: 'graphql', ip, operationCount: request.requests.length, headers, responseHeaders: auth.responseHeaders };
-    // Each request of a batch answers in its own slot, errors included.
-    const parts = await Promise.all(
-      request.requests.map((r) => executor.execute(r, s, meta).catch((e: unknown) => graphqlErrorJson(e, showInternal).json)),
-    );
-    return { status: 200, body: `[${parts.join(',')}]`, contentType, headers: auth.responseHeaders, session, operationType: 'batch' };
+    if (!request.batch) x.auth.body = request.request;
+    session = authenticateNow(x.deps.hooks, x.auth);
   } catch (e) {
-    const { status, json } = graphqlErrorJson(e, showInternalTo(session, config));
-    const realStatus =
-      mode === 'v1alpha1' ||
-      contentType === GRAPHQL_RESPONSE_JSON ||
-      TRANSPORT_STATUSES.has(status) ||
-      (status === 401 && config.preserve401Errors);
-    const headers = status === 405 ? [...auth.responseHeaders, ['Allow', 'POST'] as [string, string]] : auth.responseHeaders;
-    return { status: realStatus ? status : 200, body: json, contentType, headers, session, operationType };
+    return failure(x, e, undefined, '');
   }
+  if (session instanceof Promise) {
+    return session.then(
+      (s) => executed(x, request, s),
+      (e: unknown) => failure(x, e, undefined, ''),
+    );
+  }
+  return executed(x, request, session);
+}
+
+function executed(x: Exchange, request: GraphQLHttpRequest, session: Session): GraphQLExchange | Promise<GraphQLExchange> {
+  if (request.batch) return batch(x, request.requests, session).catch((e: unknown) => failure(x, e, session, ''));
+  const { headers, ip, auth } = x;
+  // API limits and the allow-list run inside the executor, once per operation (see onRequestLimit).
+  const meta: ExecutionMeta = { endpoint: 'graphql', ip, operationCount: 1, queryOnly: x.method === 'GET', headers, responseHeaders: auth.responseHeaders };
+  let body: string | Promise<string>;
+  try {
+    body = executorOf(x.deps).executeNow(request.request, session, meta);
+  } catch (e) {
+    return failure(x, e, session, meta.operationType ?? '');
+  }
+  if (typeof body === 'string') return answered(x, body, session, meta.operationType ?? '');
+  return body.then(
+    (text) => answered(x, text, session, meta.operationType ?? ''),
+    (e: unknown) => failure(x, e, session, meta.operationType ?? ''),
+  );
+}
+
+function answered(x: Exchange, body: string, session: Session, operationType: string): GraphQLExchange {
+  return { status: 200, body, contentType: x.contentType, headers: x.auth.responseHeaders, session, operationType };
+}
+
+async function batch(x: Exchange, requests: readonly GraphQLRequest[], session: Session): Promise<GraphQLExchange> {
+  const executor = executorOf(x.deps);
+  const showInternal = showInternalTo(session, x.deps.config);
+  const meta = { endpoint: 'graphql', ip: x.ip, operationCount: requests.length, headers: x.headers, responseHeaders: x.auth.responseHeaders };
+  // Each request of a batch answers in its own slot, errors included.
+  const parts = await Promise.all(requests.map((r) => executor.execute(r, session, meta).catch((e: unknown) => graphqlErrorJson(e, showInternal).json)));
+  return { status: 200, body: `[${parts.join(',')}]`, contentType: x.contentType, headers: x.auth.responseHeaders, session, operationType: 'batch' };
+}
+
+function failure(x: Exchange, e: unknown, session: Session | undefined, operationType: string): GraphQLExchange {
+  const { config } = x.deps;
+  const { status, json } = graphqlErrorJson(e, showInternalTo(session, config));
+  const realStatus =
+    x.mode === 'v1alpha1' ||
+    x.contentType === GRAPHQL_RESPONSE_JSON ||
+    TRANSPORT_STATUSES.has(status) ||
+    (status === 401 && config.preserve401Errors);
+  const headers = status === 405 ? [...x.auth.responseHeaders, ['Allow', 'POST'] as [string, string]] : x.auth.responseHeaders;
+  return { status: realStatus ? status : 200, body: json, contentType: x.contentType, headers, session, operationType };
 }

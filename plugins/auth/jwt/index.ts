@@ -10,6 +10,7 @@
  * mode off.
  */
 import {
+  type AuthRequest,
   checkAuthModeRequirements,
   definePlugin,
   type Logger,
@@ -17,6 +18,8 @@ import {
   type OutgoingHttp,
   type ServerConfig,
   type Session,
+  SessionCache,
+  shareSession,
   Stage,
 } from '../../../core/sdk/index.js';
 import { parseJwtSecret } from './config.js';
@@ -24,6 +27,7 @@ import { findToken, missingTokenError } from './location.js';
 import { verifyToken, type KeySource } from './verify.js';
 import { resolveClaims } from './claims.js';
 import { RemoteJwkSet } from './jwks.js';
+import type { VerificationKey } from './keys.js';
 
 export { DEFAULT_CLAIMS_NAMESPACE } from './config.js';
 
@@ -63,7 +67,7 @@ export default definePlugin<JwtOptions>({
     const source = settings.key;
     const keys: KeySource =
       source.kind === 'static'
-        ? { keys: async () => [source.key] }
+        ? fixedKeys([source.key])
         : new RemoteJwkSet({
             url: source.url,
             http: container.resolve<OutgoingHttp>('outgoingHttp'),
@@ -74,17 +78,46 @@ export default definePlugin<JwtOptions>({
           });
     // The reference engine answers a token-less request with the unauthorized role when one is set.
     const tokenOptional = config.unauthorizedRole !== undefined;
+    const sessions = new SessionCache();
 
-    hooks.onRequestAuth.tapPromise({ name: PLUGIN_ID, stage: Stage.DEFAULT }, async (req): Promise<Session | undefined> => {
+    /** Verifies the token and resolves its session; caches it when the key set stayed the same. */
+    const verifyNew = async (token: string, requestedRole: string | undefined, req: AuthRequest, keysBefore: unknown): Promise<Session> => {
+      const verified = await verifyToken(token, keys, settings);
+      const { role, variables } = resolveClaims(verified.claims, settings.claims, req.headers);
+      const made = makeSession(role, variables);
+      const session = shareSession(Object.freeze(verified.expiresAt ? { ...made, expiresAt: verified.expiresAt } : { ...made }));
+      const keysAfter = keys.current?.();
+      if (keysAfter !== undefined && (keysBefore === undefined || keysBefore === keysAfter)) {
+        const exp = verified.claims['exp'];
+        const validUntilMs = typeof exp === 'number' ? (exp + settings.allowedSkewSeconds) * 1000 : Number.POSITIVE_INFINITY;
+        sessions.set(token, requestedRole, keysAfter, session, validUntilMs);
+      }
+      return session;
+    };
+
+    // A synchronous tap: a token verified before answers from the session cache without a promise;
+    // otherwise the answer is the verification's promise (a final answer, see onRequestAuth).
+    hooks.onRequestAuth.tap({ name: PLUGIN_ID, stage: Stage.DEFAULT }, (req): Session | Promise<Session> | undefined => {
       const token = findToken(req.headers, settings.location);
       if (token === undefined) {
         if (tokenOptional) return undefined;
         throw missingTokenError();
       }
-      const verified = await verifyToken(token, keys, settings);
-      const { role, variables } = resolveClaims(verified.claims, settings.claims, req.headers);
-      const session = makeSession(role, variables);
-      return verified.expiresAt ? { ...session, expiresAt: verified.expiresAt } : session;
+      const requestedRole = firstValue(req.headers['x-svc-role']);
+      const held = keys.current?.();
+      if (held !== undefined) {
+        const hit = sessions.get(token, requestedRole, held, Date.now());
+        if (hit !== undefined) return hit;
+      }
+      return verifyNew(token, requestedRole, req, held);
     });
   },
 });
+
+function fixedKeys(keys: readonly VerificationKey[]): KeySource {
+  return { keys: async () => keys, current: () => keys };
+}
+
+function firstValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}

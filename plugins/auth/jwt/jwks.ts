@@ -45,6 +45,11 @@ export class RemoteJwkSet implements KeySource {
     return this.held;
   }
 
+  current(): readonly VerificationKey[] | undefined {
+    if (this.held.length === 0 || (this.expiresAt !== undefined && this.now() >= this.expiresAt)) return undefined;
+    return this.held;
+  }
+
   /** Fetches the set now; concurrent callers share one request. Never rejects. */
   refresh(): Promise<void> {
     if (!this.inflight) {

@@ -14,6 +14,12 @@ import { audienceOf, decodeToken, JwtRejection } from './token.js';
 export interface KeySource {
   /** The keys to verify with now; may fetch (a JWK set) and may be empty. */
   keys(): Promise<readonly VerificationKey[]>;
+  /**
+   * The keys `keys()` would give now without fetching, or undefined when it would fetch (none
+   * held yet, or the set is stale). A new set is a new array: the session cache compares them by
+   * identity. Absent: verified sessions are not cached.
+   */
+  current?(): readonly VerificationKey[] | undefined;
 }
 
 export interface VerifyPolicy {

@@ -7,6 +7,7 @@ import { createKernel, type Kernel } from '../../../core/kernel/kernel.js';
 import { BootError, EngineError } from '../../../core/errors.js';
 import { createLogger } from '../../../core/logger.js';
 import type { Session } from '../../../core/auth/session.js';
+import { authenticateNow } from '../../../core/http/auth.js';
 import type { ServerConfig } from '../../../core/config/types.js';
 import adminSecret from '../../../plugins/auth/admin-secret/index.js';
 import jwt, { DEFAULT_CLAIMS_NAMESPACE } from '../../../plugins/auth/jwt/index.js';
@@ -84,8 +85,8 @@ async function roleOf(kernel: Kernel, headers: Record<string, string>): Promise<
   return (await authenticate(kernel, headers))?.role;
 }
 
-function authenticate(kernel: Kernel, headers: Record<string, string>): Promise<Session | undefined> {
-  return kernel.hooks.onRequestAuth.promise({ headers, ip: '127.0.0.1', body: undefined, responseHeaders: [] });
+async function authenticate(kernel: Kernel, headers: Record<string, string>): Promise<Session | undefined> {
+  return await kernel.hooks.onRequestAuth.promise({ headers, ip: '127.0.0.1', body: undefined, responseHeaders: [] });
 }
 
 /** The request must be refused: no session, an EngineError with exactly this code/status/message. */
@@ -302,6 +303,49 @@ describe('auth/jwt', () => {
     });
   });
 
+  describe('the session cache', () => {
+    const now_ = (k: Kernel, headers: Record<string, string>) =>
+      authenticateNow(k.hooks, { headers, ip: '127.0.0.1', body: undefined, responseHeaders: [] });
+
+    it('answers a token seen before from the cache: the same session, without a promise', async () => {
+      const k = await kernelWith({ type: 'RS256', key: rsaPem });
+      const headers = bearer(await tokenFor());
+      const first = await now_(k, headers);
+      const second = now_(k, headers);
+      expect(second).not.to.be.instanceOf(Promise);
+      expect(second).to.equal(first);
+      expect(await authenticate(k, headers)).to.equal(first);
+      expect(Object.isFrozen(first)).to.equal(true);
+    });
+
+    it('keeps the role asked for apart: X-Svc-Role changes the session', async () => {
+      const k = await kernelWith({ type: 'RS256', key: rsaPem });
+      const token = await tokenFor();
+      expect((await now_(k, bearer(token))).role).to.equal('user');
+      expect((await now_(k, { ...bearer(token), 'x-svc-role': 'editor' })).role).to.equal('editor');
+      expect((await now_(k, bearer(token))).role).to.equal('user');
+      expect((await now_(k, { ...bearer(token), 'x-svc-role': 'editor' })).variables['x-svc-role']).to.equal('editor');
+      // A role outside the allowed ones is refused every time: failures are not cached.
+      for (let i = 0; i < 2; i++) {
+        await expectRefused(k, { ...bearer(token), 'x-svc-role': 'admin' }, 'access-denied', 'Your requested role is not in allowed roles');
+      }
+    });
+
+    it('stops serving a token once it expires (exp + allowed_skew)', async function () {
+      this.timeout(10_000);
+      const k = await kernelWith({ type: 'RS256', key: rsaPem, allowed_skew: 1 });
+      const exp = now() + 1;
+      const headers = bearer(await tokenFor(userClaims(), { exp }));
+      expect((await now_(k, headers)).role).to.equal('user');
+      expect(now_(k, headers)).not.to.be.instanceOf(Promise);
+      // Still within the skew after exp: served.
+      await new Promise((r) => setTimeout(r, Math.max(0, exp * 1000 - Date.now() + 100)));
+      expect((await now_(k, headers)).role).to.equal('user');
+      await new Promise((r) => setTimeout(r, Math.max(0, (exp + 1) * 1000 - Date.now() + 100)));
+      await expectRefused(k, headers, 'invalid-jwt', 'Could not verify JWT: JWTExpired');
+    });
+  });
+
   describe('claims', () => {
     it('requires x-svc-allowed-roles and x-svc-default-role', async () => {
       const noAllowed = userClaims();
@@ -480,6 +524,18 @@ describe('auth/jwt', () => {
       await expectRefused(k, bearer(tokenB), 'invalid-jwt', 'Could not verify JWT: JWSError JWSInvalidSignature');
       await new Promise((r) => setTimeout(r, 1100));
       expect(await roleOf(k, bearer(tokenB))).to.equal('user');
+      await expectRefused(k, bearer(tokenA), 'invalid-jwt', 'Could not verify JWT: JWSError JWSInvalidSignature');
+      expect(state.hits).to.equal(2);
+    });
+
+    it('drops sessions cached under a key set once the set is fetched again', async () => {
+      state.headers = { 'cache-control': 'max-age=1' };
+      const k = await kernelWith({ jwk_url: url });
+      const tokenA = await kidToken(kidA, rsa.privateKey);
+      const first = await authenticate(k, bearer(tokenA));
+      expect(await authenticate(k, bearer(tokenA))).to.equal(first);
+      state.body = setB;
+      await new Promise((r) => setTimeout(r, 1100));
       await expectRefused(k, bearer(tokenA), 'invalid-jwt', 'Could not verify JWT: JWSError JWSInvalidSignature');
       expect(state.hits).to.equal(2);
     });
