@@ -4,6 +4,7 @@ import type { GraphQLExecutor, ExecutionMeta } from '../../../core/graphql/execu
 import type { GraphQLRequest } from '../../../core/graphql/execute/request.js';
 import { isEngineError } from '../../../core/errors.js';
 import { startReadApiFixture, type ReadApiFixture } from './fixture.js';
+import { metadata } from '../../helpers/engine.js';
 
 type Outcome = { body: string } | { error: { code: string; message: string; path: string | undefined; status: number } };
 
@@ -73,5 +74,55 @@ describe('graphql executor: executeNow answers as execute (integration)', functi
     const req = request('query Sync { __typename }');
     await executor.execute(req, ADMIN_SESSION);
     expect(executor.executeNow(req, ADMIN_SESSION)).to.equal('{"data":{"__typename":"query_root"}}');
+  });
+});
+
+/**
+ * With API limits set, executeNow runs the limit pass synchronously: a refusal is thrown at once
+ * (no promise) with execute's error, and a request under the limits still answers without one.
+ */
+describe('graphql executor: executeNow with API limits set (integration)', function () {
+  let f: ReadApiFixture;
+  let executor: GraphQLExecutor;
+  const reader = makeSession('reader', { 'x-svc-user-id': '1' });
+  before(async () => {
+    f = await startReadApiFixture('execnow_limits');
+    executor = f.engine.kernel.container.resolve<GraphQLExecutor>('graphqlExecutor');
+    const res = await metadata(f.engine, {
+      type: 'bulk',
+      args: [
+        { type: 'pg_create_select_permission', args: { table: 'author', role: 'reader', permission: { columns: ['id', 'name'], filter: {} } } },
+        { type: 'pg_create_select_permission', args: { table: 'article', role: 'reader', permission: { columns: ['id', 'title'], filter: {} } } },
+        { type: 'set_api_limits', args: { depth_limit: { global: 2 }, node_limit: { global: 10 } } },
+      ],
+    });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  });
+  after(async () => f?.close());
+
+  const meta = (): ExecutionMeta => ({ endpoint: 'graphql', ip: '', operationCount: 1 });
+
+  it('refuses an over-limit query synchronously with execute’s error', async () => {
+    const req = request('{ author { articles { author { id } } } }');
+    const expected = await outcome(() => executor.execute(req, reader, meta()));
+    expect(expected).to.have.nested.property('error.code', 'depth-limit-exceeded');
+    let thrown: unknown;
+    try {
+      executor.executeNow(req, reader, meta());
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown, 'a synchronous throw, not a rejected promise').to.satisfy(isEngineError);
+    expect(await outcome(() => executor.executeNow(req, reader, meta()))).to.deep.equal(expected);
+  });
+
+  it('answers a query under the limits as execute does, and __typename without a promise', async () => {
+    const req = request('{ author(order_by: {id: asc}, limit: 2) { id articles(order_by: {id: asc}) { title } } }');
+    const expected = await outcome(() => executor.execute(req, reader, meta()));
+    expect(expected).to.have.property('body');
+    expect(await outcome(() => executor.executeNow(req, reader, meta()))).to.deep.equal(expected);
+    const typename = request('query Limited { __typename }');
+    await executor.execute(typename, reader, meta());
+    expect(executor.executeNow(typename, reader, meta())).to.equal('{"data":{"__typename":"query_root"}}');
   });
 });
