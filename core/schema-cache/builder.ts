@@ -16,6 +16,7 @@ import type { ResolvedSource } from './model.js';
 import type { ReloadRequest, SchemaCache, SchemaCacheBuildContext } from './cache.js';
 import type { SourceConnections } from './connections.js';
 import { ProvidedFeatures, unenforcedMetadata } from '../features/index.js';
+import { freezeDocument } from '../metadata/cow-draft.js';
 
 export interface BuildOptions {
   /** Catalogs already introspected during this request, reused instead of introspecting again. */
@@ -50,6 +51,8 @@ export async function buildSchemaCache(
   resourceVersion: number,
   options: BuildOptions = {},
 ): Promise<SchemaCache> {
+  // A snapshot's metadata is immutable: drafts share its entries (core/metadata/cow-draft.ts).
+  freezeDocument(metadata);
   const sources = new Map<string, ResolvedSource>();
   const inconsistent: InconsistentObject[] = [];
   await Promise.all(
