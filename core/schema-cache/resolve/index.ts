@@ -22,7 +22,8 @@ import {
   type RelationshipKind,
 } from './inconsistency.js';
 import { namingConventionOf } from './naming.js';
-import { resolveRelationship, type RelationshipRule } from './relationships.js';
+import { type RelationshipRule } from './relationships.js';
+import { resolveRelationshipMemo } from './relationship-memo.js';
 import { resolveTablePermissions } from './permissions.js';
 import { PermissionMemoPass } from './permission-memo.js';
 import { resolveTableBase } from './table.js';
@@ -216,7 +217,7 @@ function resolveTableRelationships(
       continue;
     }
     try {
-      const resolved = resolveRelationship(env, kind, rel, rule);
+      const resolved = resolveRelationshipMemo(env, kind, rel, rule);
       if (t.columnsByName.has(rel.name)) {
         fail('field definition conflicts with postgres column');
         continue;
