@@ -163,7 +163,9 @@ export class MetadataDraft {
   replace(value: MetadataDocument): void {
     if (value === this.document) return;
     const node = nodeOf(value);
-    const base = node ? this.frozen(node) : freezeDocument(value);
+    // A new document built from parts of this draft (`{...ctx.draft, actions: []}`) holds drafts:
+    // those are replaced by their frozen form; a document of its own is frozen in place.
+    const base = node ? this.frozen(node) : freezeDocument(hasDrafts(value) ? unwrapDrafts(value, (n) => this.frozen(n)) : value);
     this.root = createNode(base as unknown as Container, null, this);
     this.written();
   }
@@ -220,6 +222,13 @@ function unwrapDrafts(value: unknown, frozen: (node: DraftNode) => Container): u
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) out[key] = unwrapDrafts((value as Record<string, unknown>)[key], frozen);
   return out;
+}
+
+function hasDrafts(value: unknown): boolean {
+  if (!isObject(value) || Object.isFrozen(value)) return false;
+  if (nodeOf(value)) return true;
+  if (Array.isArray(value)) return value.some(hasDrafts);
+  return Object.keys(value).some((key) => hasDrafts((value as Record<string, unknown>)[key]));
 }
 
 function isPlainJson(v: object): boolean {

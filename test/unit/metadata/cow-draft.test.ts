@@ -114,4 +114,16 @@ describe('metadata copy-on-write drafts', () => {
     draft.document.sources[0]!.tables.pop();
     expect(draft.current().sources[0]!.tables).to.have.length(1);
   });
+
+  it('replacing the document with one built from parts of the draft keeps those parts', () => {
+    const base = documentOf(3);
+    const draft = new MetadataDraft(base);
+    const doc = draft.document;
+    draft.replace({ ...doc, sources: [{ ...doc.sources[0]!, tables: doc.sources[0]!.tables.slice(1) }] });
+    const next = draft.current();
+    expect(next.sources[0]!.tables.map((t) => t.table.name)).to.deep.equal(['t1', 't2']);
+    expect(next.sources[0]!.tables[0]).to.equal(base.sources[0]!.tables[1]);
+    expect(isMetadataDraft(next.sources[0])).to.equal(false);
+    expect(Object.isFrozen(next.sources[0])).to.equal(true);
+  });
 });
