@@ -26,8 +26,17 @@ export type { ReloadRequest } from '../schema-cache/cache.js';
 export type MetadataEndpoint = 'metadata' | 'query' | 'schema';
 
 export interface OperationContext {
-  /** The working copy of the metadata, shared by every operation of one request. */
+  /**
+   * The working copy of the metadata, shared by every operation of one request. Written in place;
+   * it is a copy-on-write draft of the live snapshot's frozen document (core/metadata/cow-draft.ts).
+   */
   draft: MetadataDocument;
+  /**
+   * The draft as it stands, as a frozen document sharing every unchanged entry: cheap, for
+   * handlers that read the whole document (export, run_sql's schema change) rather than walk the
+   * draft. Absent in some test contexts: fall back to `draft`.
+   */
+  frozenDraft?(): MetadataDocument;
   /** The live schema cache: the resolved state before this request. */
   readonly cache: SchemaCache;
   readonly session: Session;

@@ -14,6 +14,7 @@
  */
 import type { DatabaseCatalog } from '../db/catalog.js';
 import { EngineError } from '../errors.js';
+import { cloneJsonValue, jsonValuesEqual } from '../json-type.js';
 import { quotedTable, sameTable, toQualifiedTable } from './args.js';
 import { diffCatalogs, functionsNamed, type CatalogDiff } from './catalog-diff.js';
 import { tableDependents } from './dependencies.js';
@@ -61,7 +62,7 @@ export function applySchemaChange(input: SchemaChangeInput): SchemaChangeOutcome
   const dependents = collectDependents(doc, source, diff, dropped, survivors, before, after);
   if (dependents.length > 0 && !cascade) throw dropDependencyError(dependents, path);
 
-  const next = structuredClone(doc);
+  const next = cloneJsonValue(doc);
   removeSchemaDependents(next, dependents);
   const nextSource = next.sources.find((s) => s.name === sourceName)!;
   dropTrackedFunctions(nextSource, before, after);
@@ -76,7 +77,7 @@ export function applySchemaChange(input: SchemaChangeInput): SchemaChangeOutcome
     }
   }
   applyRenames(next, sourceName, renamesOf(diff, source), before);
-  return { metadata: next, metadataChanged: JSON.stringify(next) !== JSON.stringify(doc), schemaChanged: diff.changed };
+  return { metadata: next, metadataChanged: !jsonValuesEqual(next, doc), schemaChanged: diff.changed };
 }
 
 const isTracked = (source: SourceMetadata, t: QualifiedTable): boolean => source.tables.some((m) => sameTable(m.table, t));

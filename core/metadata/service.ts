@@ -23,7 +23,8 @@ import type { MetadataStore } from './store.js';
 import type { InconsistentObject, MetadataDocument } from './types.js';
 import { dataOperationTypes, type MetadataEndpoint, type MetadataOperation, type OperationContext, type OperationResult, type ReloadRequest } from './operation.js';
 import { Mutex } from './mutex.js';
-import { cloneJsonValue, jsonTypeName, jsonValuesEqual } from '../json-type.js';
+import { jsonTypeName } from '../json-type.js';
+import { MetadataDraft } from './cow-draft.js';
 
 /**
  * Other processes of this engine (--workers): told of a change this process made and installed,
@@ -62,6 +63,10 @@ interface RequestState {
   committed: Array<() => Promise<void>>;
   /** Sources whose database this request changed (run_sql): their catalogs are read afresh. */
   invalidated: Set<string>;
+}
+
+interface DraftRef {
+  readonly draft: MetadataDraft;
 }
 
 export class MetadataService {
@@ -183,14 +188,12 @@ export class MetadataService {
       committed: [],
       invalidated: new Set(),
     };
-    // Copied on first use: requests that only read (data operations, exports) never pay for it.
-    let draft: MetadataDocument | undefined;
-    const draftRef = {
-      get draft(): MetadataDocument {
-        return (draft ??= cloneJsonValue(cache.metadata));
-      },
-      set draft(value: MetadataDocument) {
-        draft = value;
+    // Made on first use: requests that only read (data operations) never pay for it. A draft
+    // copies only what its operations write (core/metadata/cow-draft.ts).
+    let draft: MetadataDraft | undefined;
+    const draftRef: DraftRef = {
+      get draft(): MetadataDraft {
+        return (draft ??= new MetadataDraft(cache.metadata));
       },
     };
     const results: unknown[] = [];
@@ -218,7 +221,7 @@ export class MetadataService {
       if (state.changed && this.deps.config.enableMaintenanceMode) {
         throw new EngineError('not-supported', 'metadata cannot be modified in maintenance mode', { path: '$' });
       }
-      const next = await this.preview(draftRef.draft, cache, state);
+      const next = await this.preview(draftRef.draft.current(), cache, state);
       if (state.changed) {
         const added = newInconsistencies(state.accepted ?? cache.inconsistentObjects, next.inconsistentObjects);
         if (added.length > 0 && !state.allowInconsistent) {
@@ -231,7 +234,7 @@ export class MetadataService {
       }
       const committed = state.committed;
       await this.deps.hooks.onMetadataApply.promise({ previous: cache, next, reload: state.reload, afterCommit: (work) => committed.push(work) });
-      if (state.changed) next.resourceVersion = await this.deps.store.write(draftRef.draft, cache.resourceVersion);
+      if (state.changed) next.resourceVersion = await this.deps.store.write(next.metadata, cache.resourceVersion);
       this.install(next, 'local');
       changes.push({ resourceVersion: next.resourceVersion, reload: state.reload });
       for (const work of committed) {
@@ -246,8 +249,9 @@ export class MetadataService {
   }
 
   private async preview(draft: MetadataDocument, cache: SchemaCache, state: RequestState): Promise<SchemaCache> {
-    // The snapshot built last in this request holds a copy of the draft it was built from.
-    if (state.preview && jsonValuesEqual(state.preview.cache.metadata, draft)) return state.preview.cache;
+    // The snapshot built last in this request holds the frozen draft it was built from, and an
+    // unchanged draft answers the same frozen document.
+    if (state.preview && state.preview.cache.metadata === draft) return state.preview.cache;
     const catalogs = new Map(state.catalogs);
     const reload = state.reload;
     if (reload && reload.sources !== true) {
@@ -257,7 +261,7 @@ export class MetadataService {
         if (!names.includes(name) && !catalogs.has(name)) catalogs.set(name, source.catalog);
       }
     }
-    const built = await buildSchemaCache(this.builderDeps, cloneJsonValue(draft), cache.resourceVersion, {
+    const built = await buildSchemaCache(this.builderDeps, draft, cache.resourceVersion, {
       catalogs,
       reload,
       freshCatalogs: freshCatalogs(state),
@@ -268,7 +272,7 @@ export class MetadataService {
   }
 
   private context(
-    draftRef: { draft: MetadataDocument },
+    draftRef: DraftRef,
     cache: SchemaCache,
     session: Session,
     endpoint: MetadataEndpoint,
@@ -279,11 +283,12 @@ export class MetadataService {
     const { container, config, connections } = this.deps;
     return {
       get draft() {
-        return draftRef.draft;
+        return draftRef.draft.document;
       },
       set draft(value: MetadataDocument) {
-        draftRef.draft = value;
+        draftRef.draft.replace(value);
       },
+      frozenDraft: () => draftRef.draft.current(),
       cache,
       session,
       endpoint,
@@ -318,7 +323,7 @@ export class MetadataService {
       catalogFor: async (sourceName) => {
         const known = state.catalogs.get(sourceName);
         if (known) return known;
-        const meta = draftRef.draft.sources.find((s) => s.name === sourceName);
+        const meta = draftRef.draft.current().sources.find((s) => s.name === sourceName);
         if (!meta) throw new EngineError('not-exists', `source with name "${sourceName}" does not exist`, { path });
         const kind = requireDatabaseKind(container, meta.kind);
         const fresh = freshCatalogs(state);
@@ -328,7 +333,7 @@ export class MetadataService {
         return catalog;
       },
       // Without the lock the request only has data operations: the draft is the live cache's.
-      rebuildPreview: lock ? () => this.preview(draftRef.draft, cache, state) : async () => cache,
+      rebuildPreview: lock ? () => this.preview(draftRef.draft.current(), cache, state) : async () => cache,
     };
   }
 }

@@ -6,7 +6,7 @@
 import type { AwilixContainer } from 'awilix';
 import type { DatabaseCatalog } from '../db/catalog.js';
 import { findDatabaseKind } from '../db/registry.js';
-import type { RelationshipCheck } from '../db/contract.js';
+import type { DatabaseKind, RelationshipCheck } from '../db/contract.js';
 import { scalarTypesOf } from '../db/scalar-types.js';
 import type { InconsistentObject, MetadataDocument, SourceMetadata } from '../metadata/types.js';
 import { ADMIN_ROLE } from '../auth/session.js';
@@ -16,6 +16,7 @@ import type { ResolvedSource } from './model.js';
 import type { ReloadRequest, SchemaCache, SchemaCacheBuildContext } from './cache.js';
 import type { SourceConnections } from './connections.js';
 import { ProvidedFeatures, unenforcedMetadata } from '../features/index.js';
+import { freezeDocument } from '../metadata/cow-draft.js';
 
 export interface BuildOptions {
   /** Catalogs already introspected during this request, reused instead of introspecting again. */
@@ -50,6 +51,8 @@ export async function buildSchemaCache(
   resourceVersion: number,
   options: BuildOptions = {},
 ): Promise<SchemaCache> {
+  // A snapshot's metadata is immutable: drafts share its entries (core/metadata/cow-draft.ts).
+  freezeDocument(metadata);
   const sources = new Map<string, ResolvedSource>();
   const inconsistent: InconsistentObject[] = [];
   await Promise.all(
@@ -125,13 +128,24 @@ async function buildSource(deps: BuilderDeps, meta: SourceMetadata, known: Datab
       scalarTypes: scalarTypesOf(kind),
       computedFieldArguments: kind.computedFieldArguments ?? 'row',
       mutations: kind.capabilities?.mutations === true,
-      ...(kind.checkRelationship ? { checkRelationship: (check: RelationshipCheck) => kind.checkRelationship!(check) } : {}),
+      // One rule object per kind: the relationship memo compares it by identity.
+      ...(kind.checkRelationship ? { checkRelationship: relationshipRuleOf(kind) } : {}),
     });
     resolved.source.capabilities = kind.capabilities ?? {};
     return resolved;
   } catch (e) {
     return fail((e as Error).message);
   }
+}
+
+const relationshipRules = new WeakMap<DatabaseKind, (check: RelationshipCheck) => string | null>();
+function relationshipRuleOf(kind: DatabaseKind): (check: RelationshipCheck) => string | null {
+  let rule = relationshipRules.get(kind);
+  if (!rule) {
+    rule = (check) => kind.checkRelationship!(check);
+    relationshipRules.set(kind, rule);
+  }
+  return rule;
 }
 
 function sourceOf(o: InconsistentObject): string {

@@ -5,6 +5,8 @@
  */
 import type { DatabaseCatalog } from '../db/catalog.js';
 import type { DatabaseKind, SourceConnection } from '../db/contract.js';
+import { tableKey } from '../db/catalog.js';
+import { jsonValuesEqual } from '../json-type.js';
 
 interface Entry {
   fingerprint: string;
@@ -39,7 +41,8 @@ export class SourceConnections {
     // Read before introspecting: a change in between makes the next token differ, never match.
     const token = await connection.catalogFingerprint();
     if (!fresh && mine.catalog?.token === token) return mine.catalog.catalog;
-    const catalog = await connection.introspect();
+    const introspected = await connection.introspect();
+    const catalog = mine.catalog ? withUnchangedEntriesOf(mine.catalog.catalog, introspected) : introspected;
     mine.catalog = { token, catalog };
     return catalog;
   }
@@ -63,4 +66,27 @@ export class SourceConnections {
   async closeAll(): Promise<void> {
     await this.retain(new Set());
   }
+}
+
+/**
+ * `next` with each table and function entry equal to one of `previous` replaced by that one. A
+ * new table moves the catalog's fingerprint and the whole source is introspected again; keeping
+ * the unchanged entries' identity lets the resolve step reuse what it derived from them (the
+ * permission memo compares catalog entries by identity).
+ */
+export function withUnchangedEntriesOf(previous: DatabaseCatalog, next: DatabaseCatalog): DatabaseCatalog {
+  const tables = new Map(previous.tables.map((t) => [tableKey(t), t] as const));
+  const functions = new Map<string, DatabaseCatalog['functions']>();
+  for (const f of previous.functions) {
+    const key = tableKey(f);
+    functions.set(key, [...(functions.get(key) ?? []), f]);
+  }
+  return {
+    ...next,
+    tables: next.tables.map((t) => {
+      const old = tables.get(tableKey(t));
+      return old && jsonValuesEqual(old, t) ? old : t;
+    }),
+    functions: next.functions.map((f) => functions.get(tableKey(f))?.find((old) => jsonValuesEqual(old, f)) ?? f),
+  };
 }

@@ -101,6 +101,8 @@ export { computedFieldDependents, dropDependencyError, removeSchemaDependents } 
 export { applySchemaChange } from '../metadata/schema-change.js';
 export type { SchemaChangeOutcome } from '../metadata/schema-change.js';
 export { exportMetadata, parseMetadataDocument } from '../metadata/document.js';
+export { metadataDocumentJson } from '../metadata/document-json.js';
+export { freezeDocument } from '../metadata/cow-draft.js';
 export { dropInconsistentObjects, inconsistencyDroppers } from '../metadata/drop-inconsistent.js';
 export { rootFieldReservations } from '../metadata/root-field-reservations.js';
 export type { RootFieldReservation } from '../metadata/root-field-reservations.js';

@@ -3,7 +3,9 @@
  * top self-time functions, self time per package, and inclusive time of the engine's own
  * functions. Only samples between the first and the last request executed count (start-up and
  * shutdown are left out), and idle time is left out of the percentages.
- * Usage: tsx test/bench/profile-summary.ts <file.cpuprofile> [top=25]
+ * Usage: tsx test/bench/profile-summary.ts <file.cpuprofile> [top=25] [window=core/graphql/execute/executor]
+ * (`window`: the samples between the first and the last whose stack holds a file matching it;
+ * `core/metadata/service` for metadata operations.)
  */
 import { readFileSync } from 'node:fs';
 
@@ -18,7 +20,7 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const [file, topArg] = process.argv.slice(2);
+const [file, topArg, windowArg] = process.argv.slice(2);
 if (!file) throw new Error('usage: profile-summary.ts <file.cpuprofile> [top]');
 const top = Number(topArg ?? 25);
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
@@ -43,8 +45,9 @@ function where(url: string): string {
   return repo ? `${repo[1]}/${repo[2]!.split('/').slice(0, repo[1] === 'plugins' ? 2 : 1).join('/')}` : url;
 }
 
-// The load window: from the first to the last sample inside the executor.
-const inExecutor = profile.samples.map((id) => stack(id).some((n) => n.callFrame.url.includes('core/graphql/execute/executor')));
+// The load window: from the first to the last sample inside the executor (or the given file).
+const windowFile = windowArg ?? 'core/graphql/execute/executor';
+const inExecutor = profile.samples.map((id) => stack(id).some((n) => n.callFrame.url.includes(windowFile)));
 const first = inExecutor.indexOf(true);
 const last = inExecutor.lastIndexOf(true);
 

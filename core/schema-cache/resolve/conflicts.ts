@@ -42,33 +42,35 @@ const fieldClash = (root: RootName, field: string, owners: string[]): string =>
 
 /** Returns the tables that keep serving and an inconsistency for each one that clashes. */
 export function removeNameClashes(source: string, tables: ResolvedTable[]): { kept: ResolvedTable[]; inconsistencies: InconsistentObject[] } {
-  const fieldOwners = new Map<string, string>();
-  const typeOwners = new Map<string, string>();
+  // Owners by field name per group (no key strings built per field: 11k fields at 1,000 tables);
+  // an owner's name is only spelt out for a clash.
+  const fieldOwners = { read: new Map<string, ResolvedTable>(), write: new Map<string, ResolvedTable>() };
+  const typeOwners = new Map<string, ResolvedTable>();
   const kept: ResolvedTable[] = [];
   const inconsistencies: InconsistentObject[] = [];
+  const nameOf = (t: ResolvedTable) => tableObjectName(source, t.table);
   for (const t of tables) {
-    const me = tableObjectName(source, t.table);
     let clash: string | null = null;
-    const mine = new Set<string>();
-    for (const { root, group, name } of generatedRootFields(t)) {
-      const k = `${group}:${name}`;
-      const owner = fieldOwners.get(k) ?? (mine.has(k) ? me : undefined);
+    const fields = generatedRootFields(t);
+    const mine = { read: new Set<string>(), write: new Set<string>() };
+    for (const { root, group, name } of fields) {
+      const owner = fieldOwners[group].get(name) ?? (mine[group].has(name) ? t : undefined);
       if (owner !== undefined) {
-        clash = fieldClash(root, name, [owner, me]);
+        clash = fieldClash(root, name, [nameOf(owner), nameOf(t)]);
         break;
       }
-      mine.add(k);
+      mine[group].add(name);
     }
     const typeOwner = typeOwners.get(t.typeName);
     if (!clash && typeOwner !== undefined) {
-      clash = `Found conflicting definitions for GraphQL type '${t.typeName}' defined in [${typeOwner}, ${me}]. Types must not be defined more than once in a source.`;
+      clash = `Found conflicting definitions for GraphQL type '${t.typeName}' defined in [${nameOf(typeOwner)}, ${nameOf(t)}]. Types must not be defined more than once in a source.`;
     }
     if (clash) {
       inconsistencies.push(tableInconsistency(source, t.table, clash));
       continue;
     }
-    for (const k of mine) fieldOwners.set(k, me);
-    typeOwners.set(t.typeName, me);
+    for (const { group, name } of fields) fieldOwners[group].set(name, t);
+    typeOwners.set(t.typeName, t);
     kept.push(t);
   }
   return { kept, inconsistencies };

@@ -22,8 +22,10 @@ import {
   type RelationshipKind,
 } from './inconsistency.js';
 import { namingConventionOf } from './naming.js';
-import { resolveRelationship, type RelationshipRule } from './relationships.js';
+import { type RelationshipRule } from './relationships.js';
+import { resolveRelationshipMemo } from './relationship-memo.js';
 import { resolveTablePermissions } from './permissions.js';
+import { PermissionMemoPass } from './permission-memo.js';
 import { resolveTableBase } from './table.js';
 import { resolveComputedFields } from './computed-fields.js';
 import { resolveFunctions } from './functions.js';
@@ -150,7 +152,9 @@ export async function resolveSource(
   for (const t of tables) inconsistencies.push(...resolveComputedFields(computedEnv, t));
 
   // Step 6: permissions, whose expressions may reach any serving table of the source.
-  for (const t of tables) inconsistencies.push(...resolveTablePermissions(meta.name, t, serving, options.mutations ?? true));
+  const writable = options.mutations ?? true;
+  const memo = new PermissionMemoPass({ scalars, connection, writable }, serving);
+  for (const t of tables) inconsistencies.push(...resolveTablePermissions(meta.name, t, serving, writable, memo));
 
   // Step 7: tracked functions, which return rows of serving tables.
   const fns = resolveFunctions({ ...fnEnv, tables: serving }, meta.functions ?? []);
@@ -213,7 +217,7 @@ function resolveTableRelationships(
       continue;
     }
     try {
-      const resolved = resolveRelationship(env, kind, rel, rule);
+      const resolved = resolveRelationshipMemo(env, kind, rel, rule);
       if (t.columnsByName.has(rel.name)) {
         fail('field definition conflicts with postgres column');
         continue;

@@ -14,6 +14,8 @@ import type { InconsistentObject, PermissionEntry, QualifiedTable } from '../../
 import { qualifiedTableName } from '../../metadata/types.js';
 import type { ResolvedTable } from '../model.js';
 import { inTableContext, quote, REASON_PREFIX } from './inconsistency.js';
+import { freezeDocument } from '../../metadata/cow-draft.js';
+import type { PermissionMemoPass, PermissionOutcome } from './permission-memo.js';
 
 const LIST_KEY = PERMISSION_LIST_KEY;
 
@@ -44,6 +46,27 @@ export function permissionInconsistency(
   };
 }
 
+function checkPermissions(entries: readonly PermissionEntry<unknown>[], type: PermissionType, t: ResolvedTable, tables: ReadonlyMap<string, ResolvedTable>): PermissionOutcome[] {
+  const outcomes: PermissionOutcome[] = [];
+  for (const entry of entries) {
+    try {
+      const permission = parsePermission(type, entry.permission, '$.permission');
+      validatePermission(type, entry.role, permission, t, tables);
+      outcomes.push({ ok: true, permission });
+    } catch (e) {
+      outcomes.push({ ok: false, message: failureOf(e) });
+    }
+  }
+  return outcomes;
+}
+
+/** As checkPermissions, the parsed permissions frozen: the memo shares them between snapshots. */
+function checkShared(entries: readonly PermissionEntry<unknown>[], type: PermissionType, t: ResolvedTable, tables: ReadonlyMap<string, ResolvedTable>): PermissionOutcome[] {
+  const outcomes = checkPermissions(entries, type, t, tables);
+  for (const outcome of outcomes) if (outcome.ok) freezeDocument(outcome.permission);
+  return outcomes;
+}
+
 function failureOf(e: unknown): string {
   if (e instanceof PermissionValidationError || e instanceof EngineError) return e.message;
   throw e;
@@ -51,26 +74,33 @@ function failureOf(e: unknown): string {
 
 /**
  * Checks every permission of `t` against the serving tables; keeps the valid ones (parsed, in
- * export form) in `t.permissions` and returns the others as inconsistent objects.
+ * export form) in `t.permissions` and returns the others as inconsistent objects. With a memo,
+ * an entry checked before against the same tables is not checked again (permission-memo.ts).
  */
-export function resolveTablePermissions(source: string, t: ResolvedTable, tables: ReadonlyMap<string, ResolvedTable>, writable = true): InconsistentObject[] {
+export function resolveTablePermissions(
+  source: string,
+  t: ResolvedTable,
+  tables: ReadonlyMap<string, ResolvedTable>,
+  writable = true,
+  memo?: PermissionMemoPass,
+): InconsistentObject[] {
   const out: InconsistentObject[] = [];
   for (const type of PERMISSION_TYPES) {
     const resolved = new Map<string, AnyPermission>();
     const entries = (t.metadata[LIST_KEY[type]] ?? []) as PermissionEntry<unknown>[];
-    for (const entry of entries) {
+    if (entries.length > 0) {
       // A read-only kind has no mutation to hold the permission to: kept, it would be ignored.
-      if (!writable && type !== 'select') {
-        out.push(permissionInconsistency(source, t.table, type, entry, `the source's database kind has no mutations, so ${type} permissions cannot be set`));
-        continue;
-      }
-      try {
-        const permission = parsePermission(type, entry.permission, '$.permission');
-        validatePermission(type, entry.role, permission, t, tables);
-        resolved.set(entry.role, permission);
-      } catch (e) {
-        out.push(permissionInconsistency(source, t.table, type, entry, failureOf(e)));
-      }
+      const outcomes =
+        !writable && type !== 'select'
+          ? entries.map((): PermissionOutcome => ({ ok: false, message: `the source's database kind has no mutations, so ${type} permissions cannot be set` }))
+          : memo
+            ? memo.outcomes(entries, type, t, checkShared)
+            : checkPermissions(entries, type, t, tables);
+      entries.forEach((entry, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome.ok) resolved.set(entry.role, outcome.permission);
+        else out.push(permissionInconsistency(source, t.table, type, entry, outcome.message));
+      });
     }
     (t.permissions as unknown as Record<PermissionType, Map<string, AnyPermission>>)[type] = resolved;
   }

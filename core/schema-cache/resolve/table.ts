@@ -6,9 +6,9 @@
 import type { ScalarTypes } from '../../db/scalar-types.js';
 import type { CatalogTable } from '../../db/catalog.js';
 import { tableKey } from '../../db/catalog.js';
-import type { PermissionEntry, SourceCustomization, TableMetadata } from '../../metadata/types.js';
+import type { SourceCustomization, TableMetadata } from '../../metadata/types.js';
 import { qualifiedTableName } from '../../metadata/types.js';
-import type { ResolvedColumn, ResolvedTable, TablePermissions } from '../model.js';
+import type { ResolvedColumn, ResolvedTable } from '../model.js';
 import { isGraphQLName } from './graphql-name.js';
 import { quote, ResolveError } from './inconsistency.js';
 import {
@@ -32,19 +32,6 @@ export const notGraphQLName = (what: string, name: string): string =>
 
 function requireName(what: string, name: string): void {
   if (!isGraphQLName(name)) throw new ResolveError(notGraphQLName(what, name), 'validation-failed');
-}
-
-function byRole<P>(entries: PermissionEntry<P>[] | undefined): Map<string, P> {
-  return new Map((entries ?? []).map((e) => [e.role, e.permission] as const));
-}
-
-export function tablePermissions(meta: TableMetadata): TablePermissions {
-  return {
-    select: byRole(meta.select_permissions),
-    insert: byRole(meta.insert_permissions),
-    update: byRole(meta.update_permissions),
-    delete: byRole(meta.delete_permissions),
-  };
 }
 
 /** Custom column names from `column_config`, falling back to the legacy `custom_column_names`. */
@@ -137,6 +124,7 @@ export function resolveTableBase(
     primaryKey: catalog.primaryKey ? [...catalog.primaryKey.columns] : null,
     description: config?.comment !== undefined ? config.comment || null : catalog.description,
     isEnum: meta.is_enum === true,
-    permissions: tablePermissions(meta),
+    // Filled by resolveTablePermissions once every table is known (only valid permissions).
+    permissions: { select: new Map(), insert: new Map(), update: new Map(), delete: new Map() },
   };
 }

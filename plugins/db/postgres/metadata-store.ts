@@ -6,7 +6,7 @@
  * starts only then (plugin registration does no I/O).
  */
 import pg from 'pg';
-import { BootError, EngineError, isBootError, type MetadataDocument, type MetadataStore, type StoredMetadata } from '../../../core/sdk/index.js';
+import { BootError, EngineError, isBootError, metadataDocumentJson, type MetadataDocument, type MetadataStore, type StoredMetadata } from '../../../core/sdk/index.js';
 import { CATALOG_MIGRATIONS, LATEST_CATALOG_VERSION } from './catalog-migrations.js';
 import { isConnectionError } from './pg-errors.js';
 import { createMetadataPool, metadataDatabaseError } from './metadata-pool.js';
@@ -160,7 +160,9 @@ export class PgMetadataStore implements MetadataStore {
       .query<{ resource_version: number }>(
         `UPDATE svc_catalog.svc_metadata SET metadata = $1, resource_version = resource_version + 1
          WHERE id = 1 AND resource_version = $2 RETURNING resource_version`,
-        [JSON.stringify(metadata), expected],
+        // The text of unchanged (frozen, shared) table entries is reused: one change at 1,000 tables
+        // does not serialise all of them again.
+        [metadataDocumentJson(metadata), expected],
       )
       .catch((e: unknown) => {
         throw metadataDatabaseError(e);

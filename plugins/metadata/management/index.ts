@@ -49,8 +49,10 @@ function tableSchemaKey(ctx: OperationContext, kind: string): string {
 }
 
 function exportOp(op: MetadataOperation, ctx: OperationContext): OperationResult {
-  const shown = (ctx.draft.cron_triggers ?? []).filter((t) => !hiddenCronTrigger(t));
-  const metadata = exportMetadata({ ...ctx.draft, cron_triggers: shown }, (kind) => tableSchemaKey(ctx, kind));
+  // The frozen draft: reading the whole document through the draft would make a draft of every entry.
+  const draft = ctx.frozenDraft?.() ?? ctx.draft;
+  const shown = (draft.cron_triggers ?? []).filter((t) => !hiddenCronTrigger(t));
+  const metadata = exportMetadata({ ...draft, cron_triggers: shown }, (kind) => tableSchemaKey(ctx, kind));
   if (op.version === 2) return { body: { resource_version: ctx.cache.resourceVersion, metadata } };
   return { body: metadata };
 }

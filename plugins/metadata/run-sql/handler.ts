@@ -27,7 +27,8 @@ export function runSqlHandler(prefix: string) {
     if (!connection.runSql) {
       throw new EngineError('not-supported', `run_sql is not supported for sources of kind ${kind.kind}`, { path: ARGS_PATH });
     }
-    const draft = ctx.draft;
+    // Frozen: the schema change reads the whole document and copies it once (not through the draft).
+    const draft = ctx.frozenDraft?.() ?? ctx.draft;
     let outcome: SchemaChangeOutcome | null = null;
     const result = await connection
       .runSql(args.sql, {

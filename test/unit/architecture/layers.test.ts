@@ -42,8 +42,8 @@ export const LAYERS: ReadonlyArray<{ layer: string; units: ReadonlyArray<[unit: 
     layer: '3 metadata helpers',
     units: [
       ['webhooks', ['webhooks/']],
-      ['metadata-helpers', ['metadata/args.ts', 'metadata/bool-exp-', 'metadata/catalog-diff.ts', 'metadata/defaults.ts', 'metadata/dependencies.ts',
-        'metadata/document.ts', 'metadata/event-trigger-definition.ts', 'metadata/mutex.ts', 'metadata/permission-parse.ts', 'metadata/renames.ts',
+      ['metadata-helpers', ['metadata/args.ts', 'metadata/bool-exp-', 'metadata/catalog-diff.ts', 'metadata/cow-draft.ts', 'metadata/defaults.ts', 'metadata/dependencies.ts',
+        'metadata/document.ts', 'metadata/document-json.ts', 'metadata/event-trigger-definition.ts', 'metadata/mutex.ts', 'metadata/permission-parse.ts', 'metadata/renames.ts',
         'metadata/schema-change.ts', 'metadata/schema-dependents.ts', 'metadata/store.ts']],
     ],
   },
