@@ -8,9 +8,8 @@ import {
   definePlugin,
   EngineError,
   Stage,
-  tapLimit,
 } from '../../../core/sdk/index.js';
-import { limitIsSet, roleLimits } from '../../metadata/api-limits/limits.js';
+import { tapRoleLimit } from '../../metadata/api-limits/tap-role-limit.js';
 
 const PLUGIN_ID = 'limits/batch';
 
@@ -19,14 +18,12 @@ export default definePlugin({
   kind: 'limits',
   provides: ['api-limits'],
   register(container, hooks) {
-    tapLimit(container, hooks, {
+    tapRoleLimit(container, hooks, {
       name: PLUGIN_ID,
       stage: Stage.EARLY,
-      activeIn: limitIsSet((l) => l.batch),
-      activeFor: (cache, role) => roleLimits(cache, role).batch !== undefined,
-      check(ctx) {
-        const max = roleLimits(ctx.cache, ctx.session.role).batch;
-        if (max === undefined || ctx.operationCount <= max) return;
+      limit: 'batch',
+      check(ctx, max) {
+        if (ctx.operationCount <= max) return;
         throw new EngineError(
           'batch-limit-exceeded',
           `batch limit exceeded: the request has ${ctx.operationCount} operations, more than the limit of ${max}`,

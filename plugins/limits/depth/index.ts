@@ -7,9 +7,8 @@
 import {
   definePlugin,
   EngineError,
-  tapLimit,
 } from '../../../core/sdk/index.js';
-import { limitIsSet, roleLimits } from '../../metadata/api-limits/limits.js';
+import { tapRoleLimit } from '../../metadata/api-limits/tap-role-limit.js';
 import { measuresOf } from '../../metadata/api-limits/measure.js';
 
 const PLUGIN_ID = 'limits/depth';
@@ -19,13 +18,10 @@ export default definePlugin({
   kind: 'limits',
   provides: ['api-limits'],
   register(container, hooks) {
-    tapLimit(container, hooks, {
+    tapRoleLimit(container, hooks, {
       name: PLUGIN_ID,
-      activeIn: limitIsSet((l) => l.depth),
-      activeFor: (cache, role) => roleLimits(cache, role).depth !== undefined,
-      check(ctx) {
-        const max = roleLimits(ctx.cache, ctx.session.role).depth;
-        if (max === undefined) return;
+      limit: 'depth',
+      check(ctx, max) {
         const depth = measuresOf(ctx.operation).depth;
         if (depth > max) {
           throw new EngineError('depth-limit-exceeded', `depth limit exceeded: the operation is nested ${depth} levels deep, more than the limit of ${max}`, {

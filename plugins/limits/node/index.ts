@@ -7,9 +7,8 @@
 import {
   definePlugin,
   EngineError,
-  tapLimit,
 } from '../../../core/sdk/index.js';
-import { limitIsSet, roleLimits } from '../../metadata/api-limits/limits.js';
+import { tapRoleLimit } from '../../metadata/api-limits/tap-role-limit.js';
 import { measuresOf } from '../../metadata/api-limits/measure.js';
 
 const PLUGIN_ID = 'limits/node';
@@ -19,13 +18,10 @@ export default definePlugin({
   kind: 'limits',
   provides: ['api-limits'],
   register(container, hooks) {
-    tapLimit(container, hooks, {
+    tapRoleLimit(container, hooks, {
       name: PLUGIN_ID,
-      activeIn: limitIsSet((l) => l.node),
-      activeFor: (cache, role) => roleLimits(cache, role).node !== undefined,
-      check(ctx) {
-        const max = roleLimits(ctx.cache, ctx.session.role).node;
-        if (max === undefined) return;
+      limit: 'node',
+      check(ctx, max) {
         const nodes = measuresOf(ctx.operation).nodes;
         if (nodes > max) {
           throw new EngineError('node-limit-exceeded', `node limit exceeded: the operation has ${nodes} nodes, more than the limit of ${max}`, { path: '$' });

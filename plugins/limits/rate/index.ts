@@ -17,9 +17,9 @@ import {
   type LimitContext,
   type ServerConfig,
   Stage,
-  tapLimit,
 } from '../../../core/sdk/index.js';
-import { limitIsSet, roleLimits, type RateLimitConfig, type RoleLimits } from '../../metadata/api-limits/limits.js';
+import type { RateLimitConfig, RoleLimits } from '../../metadata/api-limits/limits.js';
+import { tapRoleLimit } from '../../metadata/api-limits/tap-role-limit.js';
 import { counterKeyFor, type CounterKey } from './counter-key.js';
 import { RateLeases } from './leases.js';
 import { RedisRateStore } from './redis-store.js';
@@ -81,10 +81,8 @@ export default definePlugin({
     });
 
     // A token already leased is taken synchronously: only a refill makes the operation wait.
-    const check = (ctx: LimitContext): void | Promise<void> => {
-      const limits = roleLimits(ctx.cache, ctx.session.role);
-      if (limits.rate === undefined) return;
-      const rate = roleRate(limits, limits.rate, ctx.session.role);
+    const check = (ctx: LimitContext, config: RateLimitConfig, limits: RoleLimits): void | Promise<void> => {
+      const rate = roleRate(limits, config, ctx.session.role);
       let taken: boolean | Promise<boolean>;
       try {
         taken = leasesFor().take(rate.key(ctx.session, ctx.ip), rate.max);
@@ -102,12 +100,6 @@ export default definePlugin({
         },
       );
     };
-    tapLimit(container, hooks, {
-      name: PLUGIN_ID,
-      stage: Stage.LATE,
-      activeIn: limitIsSet((l) => l.rate),
-      activeFor: (cache, role) => roleLimits(cache, role).rate !== undefined,
-      check,
-    });
+    tapRoleLimit(container, hooks, { name: PLUGIN_ID, stage: Stage.LATE, limit: 'rate', check });
   },
 });

@@ -8,9 +8,8 @@
 import {
   definePlugin,
   Stage,
-  tapLimit,
 } from '../../../core/sdk/index.js';
-import { limitIsSet, roleLimits } from '../../metadata/api-limits/limits.js';
+import { tapRoleLimit } from '../../metadata/api-limits/tap-role-limit.js';
 
 const PLUGIN_ID = 'limits/time';
 
@@ -19,14 +18,12 @@ export default definePlugin({
   kind: 'limits',
   provides: ['api-limits'],
   register(container, hooks) {
-    tapLimit(container, hooks, {
+    tapRoleLimit(container, hooks, {
       name: PLUGIN_ID,
       stage: Stage.LAST,
-      activeIn: limitIsSet((l) => l.time),
-      activeFor: (cache, role) => roleLimits(cache, role).time !== undefined,
-      check(ctx) {
-        const seconds = roleLimits(ctx.cache, ctx.session.role).time;
-        if (seconds !== undefined) ctx.timeLimitSeconds = seconds;
+      limit: 'time',
+      check(ctx, seconds) {
+        ctx.timeLimitSeconds = seconds;
       },
     });
   },

@@ -1,0 +1,34 @@
+/**
+ * The shape every built-in enforcer shares: it has work only where its limit is set (and limits
+ * are not disabled) and applies to the request's role, and its check reads the role's value,
+ * resolved once per snapshot and role. Third-party enforcers may use it too.
+ */
+import { tapLimit, type AwilixContainer, type LimitContext } from '../../../core/sdk/index.js';
+import { limitIsSet, roleLimits, type RoleLimits } from './limits.js';
+
+export interface RoleLimitTap<K extends keyof RoleLimits> {
+  /** The plugin id. */
+  name: string;
+  /** Order inside `onRequestLimit` (Stage); default 0. */
+  stage?: number;
+  /** Which of the role's limits the enforcer applies. */
+  limit: K;
+  /** Passes by returning, refuses by throwing; returns a promise only when it must wait. */
+  check(ctx: LimitContext, value: NonNullable<RoleLimits[K]>, limits: RoleLimits): void | Promise<void>;
+}
+
+export function tapRoleLimit<K extends keyof RoleLimits>(container: AwilixContainer, hooks: Parameters<typeof tapLimit>[1], tap: RoleLimitTap<K>): void {
+  tapLimit(container, hooks, {
+    name: tap.name,
+    ...(tap.stage === undefined ? {} : { stage: tap.stage }),
+    activeIn: limitIsSet((l) => l[tap.limit]),
+    activeFor: (cache, role) => roleLimits(cache, role)[tap.limit] !== undefined,
+    check(ctx) {
+      const limits = roleLimits(ctx.cache, ctx.session.role);
+      const value = limits[tap.limit];
+      // The hook's promise path calls every tap for every role: the check must hold on its own.
+      if (value === undefined) return;
+      return tap.check(ctx, value as NonNullable<RoleLimits[K]>, limits);
+    },
+  });
+}
