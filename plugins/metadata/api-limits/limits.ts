@@ -164,16 +164,6 @@ export function roleLimits(cache: SchemaCache, role: string): RoleLimits {
   return limits;
 }
 
-/** The value that applies to a role, or undefined when the limit is unset or disabled. */
-export function limitFor<T>(cache: SchemaCache, pick: (l: ApiLimits) => Limit<T> | undefined, role: string): T | undefined {
-  const limits = apiLimitsOf(cache);
-  if (limits.disabled) return undefined;
-  const l = pick(limits);
-  if (!l) return undefined;
-  const own = l.perRole.get(role);
-  return own === undefined ? l.global : own;
-}
-
 /** For `whenActive`: whether the limit is set (and limits are not disabled) in a snapshot. */
 export function limitIsSet(pick: (l: ApiLimits) => Limit<unknown> | undefined): (cache: SchemaCache) => boolean {
   return (cache) => {
