@@ -12,6 +12,7 @@ import type { InconsistentObject, MetadataDocument, SourceMetadata } from '../me
 import { ADMIN_ROLE } from '../auth/session.js';
 import type { RoleSchema } from '../graphql/schema-draft.js';
 import { resolveSource } from './resolve/index.js';
+import { roleShapeKey } from './role-shape.js';
 import type { ResolvedSource } from './model.js';
 import type { ReloadRequest, SchemaCache, SchemaCacheBuildContext } from './cache.js';
 import type { SourceConnections } from './connections.js';
@@ -34,9 +35,11 @@ export interface BuilderDeps {
   connections: SourceConnections;
   /**
    * One role's GraphQL schema for a snapshot (the `onSchemaBuild` hook, then assembly: the
-   * service wires it, so the cache does not reach up into schema generation).
+   * service wires it, so the cache does not reach up into schema generation). With `shareWith`,
+   * the schema of a role of the same shape (role-shape.ts): the new role's planners over that
+   * role's GraphQLSchema, or a schema of its own if that one failed or turns out to differ.
    */
-  roleSchema(cache: SchemaCache, role: string): Promise<RoleSchema>;
+  roleSchema(cache: SchemaCache, role: string, shareWith?: Promise<RoleSchema>): Promise<RoleSchema>;
   /** The checks of plugins owning metadata beyond sources (the `onSchemaCacheBuild` hook). */
   checkBuild(build: SchemaCacheBuildContext): Promise<void>;
 }
@@ -78,6 +81,20 @@ export async function buildSchemaCache(
   }
 
   const schemas = new Map<string, Promise<RoleSchema>>();
+  // The first role of each shape builds the GraphQLSchema; later roles of that shape share it.
+  const byShape = new Map<string, Promise<RoleSchema>>();
+  const buildRoleSchema = (role: string): Promise<RoleSchema> => {
+    const shape = roles.has(role) ? roleShapeKey(cache)(role) : null;
+    if (shape === null) return deps.roleSchema(cache, role);
+    const leader = byShape.get(shape);
+    if (leader) return deps.roleSchema(cache, role, leader);
+    const own = deps.roleSchema(cache, role);
+    byShape.set(shape, own);
+    own.catch(() => {
+      if (byShape.get(shape) === own) byShape.delete(shape);
+    });
+    return own;
+  };
   const cache: SchemaCache = {
     version: nextVersion++,
     resourceVersion,
@@ -90,7 +107,7 @@ export async function buildSchemaCache(
       const key = roles.has(role) ? role : '';
       let schema = schemas.get(key);
       if (!schema) {
-        schema = deps.roleSchema(cache, role);
+        schema = buildRoleSchema(role);
         schemas.set(key, schema);
         schema.catch(() => schemas.delete(key));
       }

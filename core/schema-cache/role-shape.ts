@@ -1,0 +1,197 @@
+/**
+ * Role shapes: two roles whose permissions shape the GraphQL *types* alike get equal keys, and
+ * then one GraphQLSchema object serves both (each keeps its own root planners, so row filters,
+ * presets, limits and checks stay the role's own). What counts is everything a role schema's
+ * types are made of:
+ *
+ * - per table, which permissions exist (select, insert, update, delete; backend-only ones as
+ *   such), the columns each permits, the select permission's computed fields, aggregations and
+ *   root-field lists, the NAMES of preset columns (they leave the input types), and the columns
+ *   under an inherited role's cell filters;
+ * - per tracked function, whether the role has a function permission;
+ * - every other place of the metadata naming the role (actions, remote schemas with their
+ *   permission SDL, allow-lists, ...), compared whole: where the metadata says more about one
+ *   role than another, they do not share.
+ *
+ * Row filters, checks, limits and preset values are left out: they only change plans.
+ *
+ * Roles that never share (no key): admin, roles named by no table permission of the metadata (a
+ * plugin's roles: action-only, remote-schema-only), and inherited roles (their permissions are
+ * derived by a plugin in ways this key does not see).
+ */
+import { createHash } from 'node:crypto';
+import { ADMIN_ROLE } from '../auth/session.js';
+import type { MetadataDocument } from '../metadata/types.js';
+import type { SchemaCache } from './cache.js';
+import { perSnapshot } from './memo.js';
+import type { ResolvedTable } from './model.js';
+
+const PERMISSION_KEYS = ['select_permissions', 'insert_permissions', 'update_permissions', 'delete_permissions'] as const;
+
+/** The shape key of each role that may share its schema, for one snapshot (null: never shares). */
+export const roleShapeKey: (cache: SchemaCache) => (role: string) => string | null = perSnapshot((cache) => {
+  const keys = roleShapeKeys(cache);
+  return (role) => keys.get(role) ?? null;
+});
+
+/** Every sharable role's key: a digest of its shape (equal digests: equal shapes). */
+export function roleShapeKeys(cache: Pick<SchemaCache, 'metadata' | 'sources'>): Map<string, string> {
+  const eligible = sharableRoles(cache.metadata);
+  const parts = new Map<string, string[]>();
+  for (const role of eligible) parts.set(role, []);
+  const add = (role: string, part: string): void => {
+    parts.get(role)?.push(part);
+  };
+
+  let sourceIndex = 0;
+  for (const source of cache.sources.values()) {
+    const s = `${sourceIndex++}`;
+    let tableIndex = 0;
+    for (const table of source.tables.values()) {
+      const t = `${s}.${tableIndex++}`;
+      tableShape(table, t, eligible, add);
+    }
+    let functionIndex = 0;
+    for (const fn of source.functions?.values() ?? []) {
+      const f = `${s}.f${functionIndex++}`;
+      for (const role of fn.permissions) if (eligible.has(role)) add(role, f);
+    }
+  }
+  for (const [role, mention] of mentions(cache.metadata, eligible)) add(role, mention);
+
+  const out = new Map<string, string>();
+  for (const [role, list] of parts) out.set(role, createHash('sha256').update(list.join('\n')).digest('base64'));
+  return out;
+}
+
+/** Roles named by a table permission in the metadata, but not admin nor an inherited role. */
+function sharableRoles(metadata: MetadataDocument): Set<string> {
+  const roles = new Set<string>();
+  for (const source of metadata.sources) {
+    for (const table of source.tables) {
+      for (const key of PERMISSION_KEYS) for (const entry of table[key] ?? []) if (typeof entry?.role === 'string') roles.add(entry.role);
+    }
+  }
+  roles.delete(ADMIN_ROLE);
+  for (const inherited of metadata.inherited_roles ?? []) {
+    if (typeof inherited['role_name'] === 'string') roles.delete(inherited['role_name']);
+  }
+  return roles;
+}
+
+const sortedList = (list: readonly string[] | '*' | null | undefined): string | null =>
+  list === undefined || list === null ? null : list === '*' ? '*' : JSON.stringify([...list].sort());
+
+/** The parts of one table's permissions that shape the types, per role. */
+function tableShape(table: ResolvedTable, at: string, eligible: ReadonlySet<string>, add: (role: string, part: string) => void): void {
+  const perms = table.permissions;
+  for (const [role, p] of perms.select) {
+    if (!eligible.has(role)) continue;
+    const cells = perms.cellFilters?.get(role);
+    add(
+      role,
+      `${at}s${JSON.stringify([
+        sortedList(p.columns),
+        sortedList(p.computed_fields ?? []),
+        p.allow_aggregations === true,
+        sortedList(p.query_root_fields),
+        sortedList(p.subscription_root_fields),
+        cells ? sortedList([...cells.keys()]) : null,
+      ])}`,
+    );
+  }
+  for (const [role, p] of perms.insert) {
+    if (eligible.has(role)) add(role, `${at}i${JSON.stringify([sortedList(p.columns), sortedList(Object.keys(p.set ?? {})), p.backend_only === true])}`);
+  }
+  for (const [role, p] of perms.update) {
+    if (eligible.has(role)) add(role, `${at}u${JSON.stringify([sortedList(p.columns), sortedList(Object.keys(p.set ?? {})), p.backend_only === true])}`);
+  }
+  for (const [role, p] of perms.delete) {
+    if (eligible.has(role)) add(role, `${at}d${JSON.stringify([p.backend_only === true])}`);
+  }
+}
+
+/**
+ * Every place outside the tables' permissions that names an eligible role: an object whose
+ * `role` or `role_name` is the role (its path, the array index it sits at left out, and its
+ * other members), a string of an array (its path), or an object key (its path and value).
+ */
+function mentions(metadata: MetadataDocument, eligible: ReadonlySet<string>): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  const walk = (value: unknown, path: string): void => {
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        if (typeof item === 'string') {
+          if (eligible.has(item)) out.push([item, `${path}[]`]);
+          continue;
+        }
+        // An entry naming the role (a permission): where it sits in the list does not matter.
+        const named = namedRole(item, eligible);
+        if (named) out.push([named.role, `${path}[]=${canonical(named.rest)}`]);
+        else walk(item, `${path}[${i}]`);
+      }
+      return;
+    }
+    if (value === null || typeof value !== 'object') return;
+    const named = namedRole(value, eligible);
+    if (named) {
+      out.push([named.role, `${path}=${canonical(named.rest)}`]);
+      return;
+    }
+    for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+      if (eligible.has(key)) out.push([key, `${path}.{}=${canonical(child)}`]);
+      walk(child, `${path}.${key}`);
+    }
+  };
+  for (const [key, child] of Object.entries(metadata)) {
+    if (key !== 'sources') {
+      walk(child, key);
+      continue;
+    }
+    for (let s = 0; s < metadata.sources.length; s++) {
+      const source = metadata.sources[s]!;
+      for (const [sk, sv] of Object.entries(source)) {
+        if (sk !== 'tables') {
+          walk(sv, `sources[${s}].${sk}`);
+          continue;
+        }
+        for (let t = 0; t < source.tables.length; t++) walkTable(source.tables[t], `sources[${s}].tables[${t}]`);
+      }
+    }
+  }
+  return out;
+
+  function walkTable(table: unknown, path: string): void {
+    if (table === null || typeof table !== 'object') return;
+    for (const [key, child] of Object.entries(table as Record<string, unknown>)) {
+      // Table permissions are read from the resolved model (what the schema is built from).
+      if ((PERMISSION_KEYS as readonly string[]).includes(key)) continue;
+      walk(child, `${path}.${key}`);
+    }
+  }
+}
+
+function namedRole(value: unknown, eligible: ReadonlySet<string>): { role: string; rest: Record<string, unknown> } | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const record = value as Record<string, unknown>;
+  for (const field of ['role', 'role_name']) {
+    const role = record[field];
+    if (typeof role === 'string' && eligible.has(role)) {
+      const rest = { ...record };
+      delete rest[field];
+      return { role, rest };
+    }
+  }
+  return null;
+}
+
+/** JSON text with object keys sorted, so equal values compare equal whatever their key order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
