@@ -402,9 +402,11 @@ export function schemaCacheBuilderDeps(deps: Pick<MetadataServiceDeps, 'containe
   return {
     container,
     connections,
-    roleSchema: async (cache, role, shareWith) => {
-      const draft = await hooks.onSchemaBuild.promise(emptySchemaDraft(), { role, cache, config });
-      const leader = shareWith ? await shareWith.catch(() => null) : null;
+    roleSchema: async (cache, role, share = {}) => {
+      const empty = emptySchemaDraft();
+      if (share.types) empty.sharedTypes = share.types;
+      const draft = await hooks.onSchemaBuild.promise(empty, { role, cache, config });
+      const leader = share.schema ? await share.schema.catch(() => null) : null;
       return (leader && shareRoleSchema(draft, role, leader)) ?? assembleRoleSchema(draft, role);
     },
     checkBuild: async (build) => {

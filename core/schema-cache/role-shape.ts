@@ -13,7 +13,9 @@
  *   permission SDL, allow-lists, ...), compared whole: where the metadata says more about one
  *   role than another, they do not share.
  *
- * Row filters, checks, limits and preset values are left out: they only change plans.
+ * Row filters, checks, limits and preset values are left out: they only change plans. A second,
+ * coarser key covers the select side only: roles equal there share their read types even when
+ * their schemas differ (core/graphql/schema/registry.ts).
  *
  * Roles that never share (no key): admin, roles named by no table permission of the metadata (a
  * plugin's roles: action-only, remote-schema-only), and inherited roles (their permissions are
@@ -28,19 +30,36 @@ import type { ResolvedTable } from './model.js';
 
 const PERMISSION_KEYS = ['select_permissions', 'insert_permissions', 'update_permissions', 'delete_permissions'] as const;
 
-/** The shape key of each role that may share its schema, for one snapshot (null: never shares). */
-export const roleShapeKey: (cache: SchemaCache) => (role: string) => string | null = perSnapshot((cache) => {
-  const keys = roleShapeKeys(cache);
-  return (role) => keys.get(role) ?? null;
+export interface RoleShape {
+  /** Equal for roles whose whole schema is alike: they share one GraphQLSchema. */
+  schema: string;
+  /**
+   * Equal for roles whose select permissions (and computed-field and inherited-cell parts) are
+   * alike: the read types (rows, aggregates, `bool_exp`, `order_by`, ...) are then alike, and
+   * shared, even when write permissions differ. Null when the snapshot has remote relationships:
+   * a row type then carries fields each role schema builds for itself.
+   */
+  types: string | null;
+}
+
+/** The shape of each role that may share its schema, for one snapshot (null: never shares). */
+export const roleShape: (cache: SchemaCache) => (role: string) => RoleShape | null = perSnapshot((cache) => {
+  const shapes = roleShapes(cache);
+  return (role) => shapes.get(role) ?? null;
 });
 
-/** Every sharable role's key: a digest of its shape (equal digests: equal shapes). */
-export function roleShapeKeys(cache: Pick<SchemaCache, 'metadata' | 'sources'>): Map<string, string> {
+/** Every sharable role's shape, as digests (equal digests: equal shapes). */
+export function roleShapes(cache: Pick<SchemaCache, 'metadata' | 'sources'>): Map<string, RoleShape> {
   const eligible = sharableRoles(cache.metadata);
   const parts = new Map<string, string[]>();
-  for (const role of eligible) parts.set(role, []);
-  const add = (role: string, part: string): void => {
+  const readParts = new Map<string, string[]>();
+  for (const role of eligible) {
+    parts.set(role, []);
+    readParts.set(role, []);
+  }
+  const add = (role: string, part: string, read = false): void => {
     parts.get(role)?.push(part);
+    if (read) readParts.get(role)?.push(part);
   };
 
   let sourceIndex = 0;
@@ -59,9 +78,16 @@ export function roleShapeKeys(cache: Pick<SchemaCache, 'metadata' | 'sources'>):
   }
   for (const [role, mention] of mentions(cache.metadata, eligible)) add(role, mention);
 
-  const out = new Map<string, string>();
-  for (const [role, list] of parts) out.set(role, createHash('sha256').update(list.join('\n')).digest('base64'));
+  const readShared = !hasRemoteRelationships(cache.metadata);
+  const digest = (list: readonly string[]): string => createHash('sha256').update(list.join('\n')).digest('base64');
+  const out = new Map<string, RoleShape>();
+  for (const [role, list] of parts) out.set(role, { schema: digest(list), types: readShared ? digest(readParts.get(role)!) : null });
   return out;
+}
+
+function hasRemoteRelationships(metadata: MetadataDocument): boolean {
+  if (metadata.sources.some((s) => s.tables.some((t) => (t.remote_relationships?.length ?? 0) > 0))) return true;
+  return (metadata.remote_schemas ?? []).some((r) => Array.isArray(r['remote_relationships']) && r['remote_relationships'].length > 0);
 }
 
 /** Roles named by a table permission in the metadata, but not admin nor an inherited role. */
@@ -83,7 +109,7 @@ const sortedList = (list: readonly string[] | '*' | null | undefined): string | 
   list === undefined || list === null ? null : list === '*' ? '*' : JSON.stringify([...list].sort());
 
 /** The parts of one table's permissions that shape the types, per role. */
-function tableShape(table: ResolvedTable, at: string, eligible: ReadonlySet<string>, add: (role: string, part: string) => void): void {
+function tableShape(table: ResolvedTable, at: string, eligible: ReadonlySet<string>, add: (role: string, part: string, read?: boolean) => void): void {
   const perms = table.permissions;
   for (const [role, p] of perms.select) {
     if (!eligible.has(role)) continue;
@@ -98,6 +124,7 @@ function tableShape(table: ResolvedTable, at: string, eligible: ReadonlySet<stri
         sortedList(p.subscription_root_fields),
         cells ? sortedList([...cells.keys()]) : null,
       ])}`,
+      true,
     );
   }
   for (const [role, p] of perms.insert) {

@@ -6,7 +6,8 @@
  * gets its own schema and introspection; and that a metadata change splits or joins the sharing.
  *
  * `ra` and `rb` have the same shape with different filters (`ra`: author 1's rows, `rb`: author
- * 2's, and at most 2 comments); `rc` is `ra` with one more article column.
+ * 2's, and at most 2 comments); `rc` is `ra` with one more article column; `rd` is `ra` inserting one
+ * more column (same read types, its own schema).
  */
 import { expect } from 'chai';
 import type { Client } from 'graphql-ws';
@@ -21,10 +22,22 @@ const perm = (kind: string, table: string, role: string, permission: Record<stri
   args: { source: 'default', table, role, permission },
 });
 
-function rolePermissions(role: string, author: number, options: { articleColumns?: string[]; commentLimit?: number; rating?: number } = {}) {
+function rolePermissions(
+  role: string,
+  author: number,
+  options: {
+    articleColumns?: string[];
+    commentLimit?: number;
+    rating?: number;
+    insertColumns?: string[];
+  } = {},
+) {
   const own = { author_id: { _eq: author } };
   return [
-    perm('select', 'author', role, { columns: ['id', 'name'], filter: author === 1 ? {} : { id: { _neq: 1 } } }),
+    perm('select', 'author', role, {
+      columns: ['id', 'name'],
+      filter: author === 1 ? {} : { id: { _neq: 1 } },
+    }),
     perm('select', 'article', role, {
       columns: options.articleColumns ?? ['id', 'title', 'author_id', 'rating'],
       filter: own,
@@ -35,8 +48,16 @@ function rolePermissions(role: string, author: number, options: { articleColumns
       filter: { article: own },
       ...(options.commentLimit ? { limit: options.commentLimit } : {}),
     }),
-    perm('insert', 'article', role, { columns: ['title', 'author_id'], check: own, set: { rating: options.rating ?? author } }),
-    perm('update', 'article', role, { columns: ['title'], filter: own, check: own }),
+    perm('insert', 'article', role, {
+      columns: options.insertColumns ?? ['title', 'author_id'],
+      check: own,
+      set: { rating: options.rating ?? author },
+    }),
+    perm('update', 'article', role, {
+      columns: ['title'],
+      filter: own,
+      check: own,
+    }),
   ];
 }
 
@@ -49,7 +70,14 @@ describe('shared role schemas: one schema per shape, filters per role (integrati
     f = await startReadApiFixture('perm_shared');
     const res = await metadata(f.engine, {
       type: 'bulk',
-      args: [...rolePermissions('ra', 1), ...rolePermissions('rb', 2, { commentLimit: 2 }), ...rolePermissions('rc', 1, { articleColumns: BODY_COLUMNS })],
+      args: [
+        ...rolePermissions('ra', 1),
+        ...rolePermissions('rb', 2, { commentLimit: 2 }),
+        ...rolePermissions('rc', 1, { articleColumns: BODY_COLUMNS }),
+        ...rolePermissions('rd', 1, {
+          insertColumns: ['title', 'author_id', 'body'],
+        }),
+      ],
     });
     if (res.status !== 200) throw new Error(JSON.stringify(res.body));
   });
@@ -73,19 +101,51 @@ describe('shared role schemas: one schema per shape, filters per role (integrati
     expect(admin).to.not.equal(rc);
   });
 
+  it('shares the read types of roles whose writes differ, and keeps their write types apart', async () => {
+    const [ra, rb, rc, rd] = await Promise.all([schemaOf('ra'), schemaOf('rb'), schemaOf('rc'), schemaOf('rd')]);
+    expect(rd).to.not.equal(ra);
+    for (const name of ['article', 'article_bool_exp', 'author', 'comment_order_by', 'article_aggregate']) {
+      expect(rd.getType(name), name).to.equal(ra.getType(name));
+      expect(rc.getType(name), name).to.not.equal(ra.getType(name));
+    }
+    expect(rb.getType('article_insert_input')).to.equal(ra.getType('article_insert_input'));
+    expect(rd.getType('article_insert_input')).to.not.equal(ra.getType('article_insert_input'));
+    const fields = (role: string) => data(role, '{ __type(name: "article_insert_input") { inputFields { name } } }');
+    expect((await fields('ra')).__type.inputFields).to.deep.equal([{ name: 'author_id' }, { name: 'title' }]);
+    expect((await fields('rd')).__type.inputFields).to.deep.equal([{ name: 'author_id' }, { name: 'body' }, { name: 'title' }]);
+    const insert = 'mutation { insert_article_one(object: {title: "with body", author_id: 1, body: "b"}) { id } }';
+    expect((await queryAs(f, as('ra'), insert)).errors?.[0]?.extensions.code).to.equal('validation-failed');
+    expect(await data('rd', '{ article(order_by: {id: asc}) { id } }')).to.deep.equal({ article: [{ id: 1 }, { id: 2 }] });
+  });
+
   it('applies each role its own row filter and limit at the root', async () => {
     const q = '{ article(order_by: {id: asc}) { id } comment(order_by: {id: asc}) { id } }';
-    expect(await data('ra', q)).to.deep.equal({ article: [{ id: 1 }, { id: 2 }], comment: [{ id: 1 }, { id: 2 }] });
+    expect(await data('ra', q)).to.deep.equal({
+      article: [{ id: 1 }, { id: 2 }],
+      comment: [{ id: 1 }, { id: 2 }],
+    });
     // rb: author 2's articles; their comments capped at 2 by rb's limit.
-    expect(await data('rb', q)).to.deep.equal({ article: [{ id: 3 }, { id: 4 }, { id: 5 }], comment: [{ id: 3 }, { id: 4 }] });
-    expect(await data('rc', q)).to.deep.equal({ article: [{ id: 1 }, { id: 2 }], comment: [{ id: 1 }, { id: 2 }] });
+    expect(await data('rb', q)).to.deep.equal({
+      article: [{ id: 3 }, { id: 4 }, { id: 5 }],
+      comment: [{ id: 3 }, { id: 4 }],
+    });
+    expect(await data('rc', q)).to.deep.equal({
+      article: [{ id: 1 }, { id: 2 }],
+      comment: [{ id: 1 }, { id: 2 }],
+    });
   });
 
   it('applies each role its own filters in nested relationships, object and array, with where and order_by', async () => {
     const q = '{ author(order_by: {id: asc}) { id articles(order_by: {id: desc}, where: {rating: {_gte: 4}}) { id comments(order_by: {id: asc}) { id } } } }';
     expect(await data('ra', q)).to.deep.equal({
       author: [
-        { id: 1, articles: [{ id: 2, comments: [] }, { id: 1, comments: [{ id: 1 }, { id: 2 }] }] },
+        {
+          id: 1,
+          articles: [
+            { id: 2, comments: [] },
+            { id: 1, comments: [{ id: 1 }, { id: 2 }] },
+          ],
+        },
         { id: 2, articles: [] },
         { id: 3, articles: [] },
         { id: 4, articles: [] },
@@ -94,7 +154,13 @@ describe('shared role schemas: one schema per shape, filters per role (integrati
     });
     expect(await data('rb', q)).to.deep.equal({
       author: [
-        { id: 2, articles: [{ id: 4, comments: [] }, { id: 3, comments: [{ id: 3 }, { id: 4 }] }] },
+        {
+          id: 2,
+          articles: [
+            { id: 4, comments: [] },
+            { id: 3, comments: [{ id: 3 }, { id: 4 }] },
+          ],
+        },
         { id: 3, articles: [] },
         { id: 4, articles: [] },
         { id: 5, articles: [] },
@@ -117,12 +183,15 @@ describe('shared role schemas: one schema per shape, filters per role (integrati
     // The same selection through the same plan text, alternating roles: no plan serves the other.
     const one = '{ author(where: {id: {_eq: 1}}) { id articles { id } } }';
     expect(await data('rb', one)).to.deep.equal({ author: [] });
-    expect(await data('ra', one)).to.deep.equal({ author: [{ id: 1, articles: [{ id: 1 }, { id: 2 }] }] });
+    expect(await data('ra', one)).to.deep.equal({
+      author: [{ id: 1, articles: [{ id: 1 }, { id: 2 }] }],
+    });
     expect(await data('rb', one)).to.deep.equal({ author: [] });
   });
 
   it('computes aggregates over each role own rows, at the root and nested', async () => {
-    const q = '{ article_aggregate { aggregate { count } } author(where: {id: {_in: [1, 2]}}, order_by: {id: asc}) { id articles_aggregate { aggregate { count } } } }';
+    const q =
+      '{ article_aggregate { aggregate { count } } author(where: {id: {_in: [1, 2]}}, order_by: {id: asc}) { id articles_aggregate { aggregate { count } } } }';
     expect(await data('ra', q)).to.deep.equal({
       article_aggregate: { aggregate: { count: 2 } },
       author: [
@@ -166,10 +235,21 @@ describe('shared role schemas: one schema per shape, filters per role (integrati
         subscribe(clients[0]!, count),
         subscribe(clients[1]!, count),
       ];
-      expect((await raNested.nth(0)).data).to.deep.equal({ author: [{ id: 1, articles: [{ id: 1 }, { id: 2 }] }, { id: 2, articles: [] }] });
-      expect((await rbNested.nth(0)).data).to.deep.equal({ author: [{ id: 2, articles: [{ id: 3 }, { id: 4 }, { id: 5 }] }] });
-      expect((await raCount.nth(0)).data).to.deep.equal({ article_aggregate: { aggregate: { count: 2 } } });
-      expect((await rbCount.nth(0)).data).to.deep.equal({ article_aggregate: { aggregate: { count: 3 } } });
+      expect((await raNested.nth(0)).data).to.deep.equal({
+        author: [
+          { id: 1, articles: [{ id: 1 }, { id: 2 }] },
+          { id: 2, articles: [] },
+        ],
+      });
+      expect((await rbNested.nth(0)).data).to.deep.equal({
+        author: [{ id: 2, articles: [{ id: 3 }, { id: 4 }, { id: 5 }] }],
+      });
+      expect((await raCount.nth(0)).data).to.deep.equal({
+        article_aggregate: { aggregate: { count: 2 } },
+      });
+      expect((await rbCount.nth(0)).data).to.deep.equal({
+        article_aggregate: { aggregate: { count: 3 } },
+      });
     } finally {
       await Promise.all(clients.map((c) => c.dispose()));
     }
@@ -177,23 +257,41 @@ describe('shared role schemas: one schema per shape, filters per role (integrati
 
   it('checks and presets each role its own values in mutations', async () => {
     const insert = 'mutation ($a: Int!) { insert_article_one(object: {title: "shared", author_id: $a}) { author_id rating } }';
-    expect(await data('ra', insert, { a: 1 })).to.deep.equal({ insert_article_one: { author_id: 1, rating: 1 } });
-    expect(await data('rb', insert, { a: 2 })).to.deep.equal({ insert_article_one: { author_id: 2, rating: 2 } });
-    for (const [role, a] of [['ra', 2], ['rb', 1]] as const) {
+    expect(await data('ra', insert, { a: 1 })).to.deep.equal({
+      insert_article_one: { author_id: 1, rating: 1 },
+    });
+    expect(await data('rb', insert, { a: 2 })).to.deep.equal({
+      insert_article_one: { author_id: 2, rating: 2 },
+    });
+    for (const [role, a] of [
+      ['ra', 2],
+      ['rb', 1],
+    ] as const) {
       const body = await queryAs(f, as(role), insert, { a });
       expect(body.errors?.[0]?.extensions.code, `${role} inserting for author ${a}`).to.equal('permission-error');
     }
     const update = 'mutation { update_article(where: {id: {_in: [1, 3]}}, _set: {title: "renamed"}) { affected_rows returning { id } } }';
-    expect(await data('ra', update)).to.deep.equal({ update_article: { affected_rows: 1, returning: [{ id: 1 }] } });
-    expect(await data('rb', update)).to.deep.equal({ update_article: { affected_rows: 1, returning: [{ id: 3 }] } });
+    expect(await data('ra', update)).to.deep.equal({
+      update_article: { affected_rows: 1, returning: [{ id: 1 }] },
+    });
+    expect(await data('rb', update)).to.deep.equal({
+      update_article: { affected_rows: 1, returning: [{ id: 3 }] },
+    });
   });
 
   it('splits and joins the sharing when a permission changes the shape', async () => {
     const res = await metadata(f.engine, {
       type: 'bulk',
       args: [
-        { type: 'pg_drop_select_permission', args: { source: 'default', table: 'article', role: 'rb' } },
-        perm('select', 'article', 'rb', { columns: BODY_COLUMNS, filter: { author_id: { _eq: 2 } }, allow_aggregations: true }),
+        {
+          type: 'pg_drop_select_permission',
+          args: { source: 'default', table: 'article', role: 'rb' },
+        },
+        perm('select', 'article', 'rb', {
+          columns: BODY_COLUMNS,
+          filter: { author_id: { _eq: 2 } },
+          allow_aggregations: true,
+        }),
       ],
     });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);

@@ -6,7 +6,7 @@
  * permission get no key.
  */
 import { expect } from 'chai';
-import { roleShapeKeys } from '../../../core/schema-cache/role-shape.js';
+import { roleShapes } from '../../../core/schema-cache/role-shape.js';
 import type { MetadataDocument, TableMetadata } from '../../../core/metadata/types.js';
 import type { ResolvedSource, ResolvedTable, TablePermissions } from '../../../core/schema-cache/model.js';
 import type { SchemaCache } from '../../../core/schema-cache/cache.js';
@@ -42,9 +42,11 @@ function snapshot(tables: Perms[], extra: Partial<MetadataDocument> = {}, functi
 
 const select = (filter: unknown, more: Record<string, unknown> = {}) => ({ columns: ['id', 'name'], filter, ...more });
 
+const schemaKeys = (snap: Pick<SchemaCache, 'metadata' | 'sources'>) => new Map([...roleShapes(snap)].map(([role, shape]) => [role, shape.schema] as const));
+
 describe('role shape keys', () => {
   it('are equal for roles differing only in filters, checks, limits and preset values', () => {
-    const keys = roleShapeKeys(
+    const keys = schemaKeys(
       snapshot([
         {
           select: { a: select({ id: { _eq: 1 } }, { limit: 5 }), b: select({ id: { _eq: 2 } }) },
@@ -65,7 +67,7 @@ describe('role shape keys', () => {
       for (const side of [a, b] as Array<Record<string, Record<string, unknown>>>) {
         for (const [kind, perms] of Object.entries(side)) merged[kind] = { ...merged[kind], ...perms };
       }
-      const keys = roleShapeKeys(snapshot([merged as Perms]));
+      const keys = schemaKeys(snapshot([merged as Perms]));
       expect(keys.get('a')).to.not.equal(keys.get('b'));
     });
   differs('the columns differ', { select: { a: select({}) } }, { select: { b: { columns: ['id'], filter: {} } } });
@@ -85,13 +87,13 @@ describe('role shape keys', () => {
   differs('only one may delete', { select: { a: select({}), b: select({}) }, delete: { a: { filter: {} } } }, {});
 
   it('differ when only one has a function permission', () => {
-    const keys = roleShapeKeys(snapshot([{ select: { a: select({}), b: select({}) } }], {}, [new Set(['a'])]));
+    const keys = schemaKeys(snapshot([{ select: { a: select({}), b: select({}) } }], {}, [new Set(['a'])]));
     expect(keys.get('a')).to.not.equal(keys.get('b'));
   });
 
   it('differ when the metadata names one role elsewhere (actions, remote schemas), and not when both alike', () => {
     const tables: Perms[] = [{ select: { a: select({}), b: select({}), c: select({}) } }];
-    const keys = roleShapeKeys(
+    const keys = schemaKeys(
       snapshot(tables, {
         actions: [{ name: 'act', definition: {}, permissions: [{ role: 'a' }, { role: 'c' }] }],
         remote_schemas: [
@@ -108,14 +110,26 @@ describe('role shape keys', () => {
     );
     expect(keys.get('a')).to.not.equal(keys.get('b'));
     expect(keys.get('a')).to.not.equal(keys.get('c'));
-    const alike = roleShapeKeys(snapshot(tables, { actions: [{ name: 'act', permissions: [{ role: 'b' }, { role: 'a' }] }] }));
+    const alike = schemaKeys(snapshot(tables, { actions: [{ name: 'act', permissions: [{ role: 'b' }, { role: 'a' }] }] }));
     expect(alike.get('a')).to.equal(alike.get('b'));
-    const listed = roleShapeKeys(snapshot(tables, { graphql_schema_introspection: { disabled_for_roles: ['a'] } }));
+    const listed = schemaKeys(snapshot(tables, { graphql_schema_introspection: { disabled_for_roles: ['a'] } }));
     expect(listed.get('a')).to.not.equal(listed.get('b'));
   });
 
+  it('share the read-types key between roles differing only in writes, functions and other mentions; not with remote relationships', () => {
+    const tables: Perms[] = [{ select: { a: select({ id: 1 }), b: select({ id: 2 }), c: { columns: ['id'], filter: {} } }, insert: { a: { columns: ['name'], check: {} } } }];
+    const shapes = roleShapes(snapshot(tables, { actions: [{ name: 'act', permissions: [{ role: 'b' }] }] }, [new Set(['a'])]));
+    expect(shapes.get('a')!.schema).to.not.equal(shapes.get('b')!.schema);
+    expect(shapes.get('a')!.types).to.be.a('string');
+    expect(shapes.get('a')!.types).to.equal(shapes.get('b')!.types);
+    expect(shapes.get('a')!.types).to.not.equal(shapes.get('c')!.types);
+    const remote = snapshot(tables);
+    (remote.metadata.sources[0]!.tables[0] as TableMetadata).remote_relationships = [{ name: 'r', definition: {} }];
+    expect(roleShapes(remote).get('a')!.types).to.equal(null);
+  });
+
   it('are not given to admin, inherited roles, or roles without a table permission', () => {
-    const keys = roleShapeKeys(
+    const keys = schemaKeys(
       snapshot([{ select: { admin: select({}), a: select({}), both: select({}) } }], {
         inherited_roles: [{ role_name: 'both', role_set: ['a'] }],
         actions: [{ name: 'act', permissions: [{ role: 'only_action' }] }],
