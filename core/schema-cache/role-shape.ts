@@ -42,47 +42,68 @@ export interface RoleShape {
   types: string | null;
 }
 
-/** The shape of each role that may share its schema, for one snapshot (null: never shares). */
+/**
+ * The shape of each role that may share its schema, for one snapshot (null: never shares). A
+ * role's shape is computed when it is first asked for (a pass over every table for that role),
+ * so a role's first query pays for its own key only.
+ */
 export const roleShape: (cache: SchemaCache) => (role: string) => RoleShape | null = perSnapshot((cache) => {
-  const shapes = roleShapes(cache);
-  return (role) => shapes.get(role) ?? null;
+  const shapes = new Map<string, RoleShape | null>();
+  let common: CommonParts | undefined;
+  return (role) => {
+    let shape = shapes.get(role);
+    if (shape === undefined) {
+      common ??= commonParts(cache);
+      shape = common.eligible.has(role) ? shapeOf(cache, role, common) : null;
+      shapes.set(role, shape);
+    }
+    return shape;
+  };
 });
 
 /** Every sharable role's shape, as digests (equal digests: equal shapes). */
 export function roleShapes(cache: Pick<SchemaCache, 'metadata' | 'sources'>): Map<string, RoleShape> {
-  const eligible = sharableRoles(cache.metadata);
-  const parts = new Map<string, string[]>();
-  const readParts = new Map<string, string[]>();
-  for (const role of eligible) {
-    parts.set(role, []);
-    readParts.set(role, []);
-  }
-  const add = (role: string, part: string, read = false): void => {
-    parts.get(role)?.push(part);
-    if (read) readParts.get(role)?.push(part);
-  };
+  const common = commonParts(cache);
+  return new Map([...common.eligible].map((role) => [role, shapeOf(cache, role, common)] as const));
+}
 
+/** What is read from the metadata once per snapshot for every role. */
+interface CommonParts {
+  eligible: ReadonlySet<string>;
+  /** Per role, its mentions outside table permissions, one per line. */
+  mentions: ReadonlyMap<string, string>;
+  readShared: boolean;
+}
+
+function commonParts(cache: Pick<SchemaCache, 'metadata'>): CommonParts {
+  const eligible = sharableRoles(cache.metadata);
+  const byRole = new Map<string, string>();
+  for (const [role, mention] of mentions(cache.metadata, eligible)) byRole.set(role, `${byRole.get(role) ?? ''}${mention}\n`);
+  return { eligible, mentions: byRole, readShared: !hasRemoteRelationships(cache.metadata) };
+}
+
+function shapeOf(cache: Pick<SchemaCache, 'sources'>, role: string, common: CommonParts): RoleShape {
+  // Concatenation is cheap in V8 (ropes); the texts are hashed once at the end.
+  const shape: Shape = { schema: '', read: '' };
   let sourceIndex = 0;
   for (const source of cache.sources.values()) {
     const s = `${sourceIndex++}`;
     let tableIndex = 0;
-    for (const table of source.tables.values()) {
-      const t = `${s}.${tableIndex++}`;
-      tableShape(table, t, eligible, add);
-    }
+    for (const table of source.tables.values()) tableShape(table, `${s}.${tableIndex++}`, role, shape);
     let functionIndex = 0;
     for (const fn of source.functions?.values() ?? []) {
-      const f = `${s}.f${functionIndex++}`;
-      for (const role of fn.permissions) if (eligible.has(role)) add(role, f);
+      const f = functionIndex++;
+      if (fn.permissions.has(role)) shape.schema += `${s}.f${f}\n`;
     }
   }
-  for (const [role, mention] of mentions(cache.metadata, eligible)) add(role, mention);
+  shape.schema += common.mentions.get(role) ?? '';
+  const digest = (text: string): string => createHash('sha256').update(text).digest('base64');
+  return { schema: digest(shape.schema), types: common.readShared ? digest(shape.read) : null };
+}
 
-  const readShared = !hasRemoteRelationships(cache.metadata);
-  const digest = (list: readonly string[]): string => createHash('sha256').update(list.join('\n')).digest('base64');
-  const out = new Map<string, RoleShape>();
-  for (const [role, list] of parts) out.set(role, { schema: digest(list), types: readShared ? digest(readParts.get(role)!) : null });
-  return out;
+interface Shape {
+  schema: string;
+  read: string;
 }
 
 function hasRemoteRelationships(metadata: MetadataDocument): boolean {
@@ -105,37 +126,35 @@ function sharableRoles(metadata: MetadataDocument): Set<string> {
   return roles;
 }
 
-const sortedList = (list: readonly string[] | '*' | null | undefined): string | null =>
-  list === undefined || list === null ? null : list === '*' ? '*' : JSON.stringify([...list].sort());
+/** A list in name order as JSON (self-delimiting, so parts can be concatenated unambiguously). */
+function listPart(list: readonly string[] | '*' | null | undefined): string {
+  if (list === undefined || list === null) return 'null';
+  if (list === '*') return '"*"';
+  for (let i = 1; i < list.length; i++) if (list[i - 1]! > list[i]!) return JSON.stringify([...list].sort());
+  return JSON.stringify(list);
+}
 
-/** The parts of one table's permissions that shape the types, per role. */
-function tableShape(table: ResolvedTable, at: string, eligible: ReadonlySet<string>, add: (role: string, part: string, read?: boolean) => void): void {
+const setKeys = (set: Record<string, unknown> | undefined): string => (set ? listPart(Object.keys(set)) : '[]');
+
+/** The parts of one table's permissions that shape the role's types (select ones also in the read key). */
+function tableShape(table: ResolvedTable, at: string, role: string, shape: Shape): void {
   const perms = table.permissions;
-  for (const [role, p] of perms.select) {
-    if (!eligible.has(role)) continue;
+  const select = perms.select.get(role);
+  if (select) {
+    const p = select;
     const cells = perms.cellFilters?.get(role);
-    add(
-      role,
-      `${at}s${JSON.stringify([
-        sortedList(p.columns),
-        sortedList(p.computed_fields ?? []),
-        p.allow_aggregations === true,
-        sortedList(p.query_root_fields),
-        sortedList(p.subscription_root_fields),
-        cells ? sortedList([...cells.keys()]) : null,
-      ])}`,
-      true,
-    );
+    const part =
+      `${at}s${listPart(p.columns)}${listPart(p.computed_fields ?? [])}${p.allow_aggregations === true ? 1 : 0}` +
+      `${listPart(p.query_root_fields)}${listPart(p.subscription_root_fields)}${cells ? listPart([...cells.keys()]) : 'null'}\n`;
+    shape.schema += part;
+    shape.read += part;
   }
-  for (const [role, p] of perms.insert) {
-    if (eligible.has(role)) add(role, `${at}i${JSON.stringify([sortedList(p.columns), sortedList(Object.keys(p.set ?? {})), p.backend_only === true])}`);
-  }
-  for (const [role, p] of perms.update) {
-    if (eligible.has(role)) add(role, `${at}u${JSON.stringify([sortedList(p.columns), sortedList(Object.keys(p.set ?? {})), p.backend_only === true])}`);
-  }
-  for (const [role, p] of perms.delete) {
-    if (eligible.has(role)) add(role, `${at}d${JSON.stringify([p.backend_only === true])}`);
-  }
+  const insert = perms.insert.get(role);
+  if (insert) shape.schema += `${at}i${listPart(insert.columns)}${setKeys(insert.set)}${insert.backend_only === true ? 1 : 0}\n`;
+  const update = perms.update.get(role);
+  if (update) shape.schema += `${at}u${listPart(update.columns)}${setKeys(update.set)}${update.backend_only === true ? 1 : 0}\n`;
+  const del = perms.delete.get(role);
+  if (del) shape.schema += `${at}d${del.backend_only === true ? 1 : 0}\n`;
 }
 
 /**
