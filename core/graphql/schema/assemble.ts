@@ -14,7 +14,6 @@ import {
   isInterfaceType,
   isObjectType,
   type GraphQLFieldConfigMap,
-  type GraphQLNamedType,
 } from 'graphql';
 import type { RoleSchema, RootFieldEntry, SchemaDraft } from '../schema-draft.js';
 
@@ -103,8 +102,6 @@ function share(element: HasExtensions): void {
   if (element.extensions !== NO_EXTENSIONS && Object.keys(element.extensions).length === 0) element.extensions = NO_EXTENSIONS;
 }
 
-const extensionsShared = new WeakSet<GraphQLNamedType>();
-
 /**
  * graphql-js gives every type, field, argument and enum value an `extensions` object of its own,
  * a dictionary-mode object of its own, when none is passed in. A role's schema over 1,000 tables
@@ -113,9 +110,6 @@ const extensionsShared = new WeakSet<GraphQLNamedType>();
  */
 function shareEmptyExtensions(schema: GraphQLSchema): void {
   for (const type of Object.values(schema.getTypeMap())) {
-    // Read types shared with other role schemas were done when the first of them was assembled.
-    if (extensionsShared.has(type)) continue;
-    extensionsShared.add(type);
     share(type);
     if (isObjectType(type) || isInterfaceType(type)) {
       for (const field of Object.values(type.getFields())) {
