@@ -135,6 +135,14 @@ export interface SchemaDraft {
    * the adapted views. Absent: the views as built.
    */
   adaptViews?: (views: Map<string, TableView>, source: ResolvedSource) => Map<string, TableView>;
+  /**
+   * The read types (rows, aggregates, `bool_exp`, `order_by`, enums, ...) of a group of roles whose
+   * select permissions are alike (core/schema-cache/role-shape.ts): every draft given the same map
+   * gets the same type objects (schema/registry.ts); write types stay the draft's own. A type reads
+   * the views of the draft that first asks for it, so only roles that see every table alike, with
+   * no plugin field of their own on row types, may share one. Set before the taps run.
+   */
+  sharedTypes?: Map<string, GraphQLNamedType>;
 }
 
 export interface SchemaBuildContext {

@@ -15,7 +15,7 @@ import type { Logger } from '../logger.js';
 import { isAdmin, type Session } from '../auth/session.js';
 import { buildSchemaCache, type BuilderDeps } from '../schema-cache/builder.js';
 import { emptySchemaDraft } from '../graphql/schema-draft.js';
-import { assembleRoleSchema } from '../graphql/schema/index.js';
+import { assembleRoleSchema, shareRoleSchema } from '../graphql/schema/index.js';
 import type { SchemaCache } from '../schema-cache/cache.js';
 import type { SchemaCacheRef } from '../schema-cache/ref.js';
 import type { SourceConnections } from '../schema-cache/connections.js';
@@ -407,7 +407,13 @@ export function schemaCacheBuilderDeps(deps: Pick<MetadataServiceDeps, 'containe
   return {
     container,
     connections,
-    roleSchema: (cache, role) => hooks.onSchemaBuild.promise(emptySchemaDraft(), { role, cache, config }).then((draft) => assembleRoleSchema(draft, role)),
+    roleSchema: async (cache, role, share = {}) => {
+      const empty = emptySchemaDraft();
+      if (share.types) empty.sharedTypes = share.types;
+      const draft = await hooks.onSchemaBuild.promise(empty, { role, cache, config });
+      const leader = share.schema ? await share.schema.catch(() => null) : null;
+      return (leader && shareRoleSchema(draft, role, leader)) ?? assembleRoleSchema(draft, role);
+    },
     checkBuild: async (build) => {
       if (hooks.onSchemaCacheBuild.isUsed()) await hooks.onSchemaCacheBuild.promise(build);
     },

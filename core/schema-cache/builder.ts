@@ -4,6 +4,7 @@
  * Nothing here throws for a bad source or table: the rest of the metadata keeps serving.
  */
 import type { AwilixContainer } from 'awilix';
+import type { GraphQLNamedType } from 'graphql';
 import type { DatabaseCatalog } from '../db/catalog.js';
 import { findDatabaseKind } from '../db/registry.js';
 import type { DatabaseKind, RelationshipCheck } from '../db/contract.js';
@@ -12,6 +13,7 @@ import type { InconsistentObject, MetadataDocument, SourceMetadata } from '../me
 import { ADMIN_ROLE } from '../auth/session.js';
 import type { RoleSchema } from '../graphql/schema-draft.js';
 import { resolveSource } from './resolve/index.js';
+import { roleShape } from './role-shape.js';
 import type { ResolvedSource } from './model.js';
 import type { ReloadRequest, SchemaCache, SchemaCacheBuildContext } from './cache.js';
 import type { SourceConnections } from './connections.js';
@@ -35,11 +37,19 @@ export interface BuilderDeps {
   connections: SourceConnections;
   /**
    * One role's GraphQL schema for a snapshot (the `onSchemaBuild` hook, then assembly: the
-   * service wires it, so the cache does not reach up into schema generation).
+   * service wires it, so the cache does not reach up into schema generation). `share.schema`: the
+   * schema of a role of the same shape (role-shape.ts), whose GraphQLSchema the new role takes
+   * with its own planners (or builds its own if that one failed or turns out to differ).
+   * `share.types`: the read types of the roles whose select side is alike (SchemaDraft.sharedTypes).
    */
-  roleSchema(cache: SchemaCache, role: string): Promise<RoleSchema>;
+  roleSchema(cache: SchemaCache, role: string, share?: RoleSchemaSharing): Promise<RoleSchema>;
   /** The checks of plugins owning metadata beyond sources (the `onSchemaCacheBuild` hook). */
   checkBuild(build: SchemaCacheBuildContext): Promise<void>;
+}
+
+export interface RoleSchemaSharing {
+  schema?: Promise<RoleSchema>;
+  types?: Map<string, GraphQLNamedType>;
 }
 
 let nextVersion = 1;
@@ -81,6 +91,27 @@ export async function buildSchemaCache(
   }
 
   const schemas = new Map<string, Promise<RoleSchema>>();
+  // The first role of each shape builds the GraphQLSchema; later roles of that shape share it.
+  // Roles whose select side is alike share their read types.
+  const byShape = new Map<string, Promise<RoleSchema>>();
+  const typeGroups = new Map<string, Map<string, GraphQLNamedType>>();
+  const buildRoleSchema = (role: string): Promise<RoleSchema> => {
+    const shape = roles.has(role) ? roleShape(cache)(role) : null;
+    if (shape === null) return deps.roleSchema(cache, role);
+    let types: Map<string, GraphQLNamedType> | undefined;
+    if (shape.types !== null) {
+      types = typeGroups.get(shape.types);
+      if (!types) typeGroups.set(shape.types, (types = new Map()));
+    }
+    const leader = byShape.get(shape.schema);
+    if (leader) return deps.roleSchema(cache, role, { schema: leader, ...(types ? { types } : {}) });
+    const own = deps.roleSchema(cache, role, types ? { types } : {});
+    byShape.set(shape.schema, own);
+    own.catch(() => {
+      if (byShape.get(shape.schema) === own) byShape.delete(shape.schema);
+    });
+    return own;
+  };
   const cache: SchemaCache = {
     version: nextVersion++,
     resourceVersion,
@@ -93,7 +124,7 @@ export async function buildSchemaCache(
       const key = roles.has(role) ? role : '';
       let schema = schemas.get(key);
       if (!schema) {
-        schema = deps.roleSchema(cache, role);
+        schema = buildRoleSchema(role);
         schemas.set(key, schema);
         schema.catch(() => schemas.delete(key));
       }

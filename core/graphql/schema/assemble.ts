@@ -56,6 +56,41 @@ export function assembleRoleSchema(draft: SchemaDraft, role: string): RoleSchema
   };
 }
 
+/**
+ * A role whose permissions shape its types like an already built role's (core/schema-cache/
+ * role-shape.ts) takes that role's GraphQLSchema with its OWN planners: every planner reads the
+ * role's table views (filters, presets, limits, checks), never the schema's types, so sharing
+ * the types shares nothing that is the role's own. The root field names must match exactly (a
+ * cheap check that the shape key saw everything); null when they do not, and then the role
+ * gets a schema of its own. The shared configs replace the draft's, whose types are then garbage.
+ */
+export function shareRoleSchema(draft: SchemaDraft, role: string, built: RoleSchema): RoleSchema | null {
+  if (draft.types.length > 0) return null;
+  const query = adoptRoot(draft.query, built.roots.query);
+  const mutation = adoptRoot(draft.mutation, built.roots.mutation);
+  const subscription = adoptRoot(draft.subscription, built.roots.subscription);
+  if (!query || !mutation || !subscription) return null;
+  return { role, schema: built.schema, roots: { query, mutation, subscription } };
+}
+
+/** The draft's planners under the built schema's field configs; null when the field names differ. */
+function adoptRoot(mine: ReadonlyMap<string, RootFieldEntry>, theirs: ReadonlyMap<string, RootFieldEntry>): Map<string, RootFieldEntry> | null {
+  if (mine.size !== theirs.size) return null;
+  const out = new Map<string, RootFieldEntry>();
+  for (const [name, entry] of mine) {
+    const other = theirs.get(name);
+    if (!other || other.planner.kind !== entry.planner.kind) return null;
+    if (entry.planner.kind === 'namespace' && other.planner.kind === 'namespace') {
+      const fields = adoptRoot(entry.planner.fields, other.planner.fields);
+      if (!fields) return null;
+      out.set(name, { config: other.config, planner: { kind: 'namespace', fields } });
+      continue;
+    }
+    out.set(name, { config: other.config, planner: entry.planner });
+  }
+  return out;
+}
+
 /** Null prototype: graphql-js keeps such an `extensions` object as it is instead of copying it. */
 const NO_EXTENSIONS: Readonly<Record<string, never>> = Object.freeze(Object.create(null) as Record<string, never>);
 

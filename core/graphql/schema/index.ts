@@ -13,6 +13,9 @@
  *   assembleRoleSchema(draft: SchemaDraft, role: string): RoleSchema
  *     Builds and validates the GraphQLSchema (`query_root`, optional `mutation_root` and
  *     `subscription_root`; `no_queries_available: String!` when there is nothing to query).
+ *   shareRoleSchema(draft: SchemaDraft, role: string, built: RoleSchema): RoleSchema | null
+ *     The role's planners over another role's schema of the same shape (no types built); null
+ *     when the root fields differ.
  *
  * Permissions are folded in while generating: a non-admin role sees a table only through its
  * select permission, only the permitted columns, relationships only to tables it may select, and
@@ -30,7 +33,7 @@ import { addMutationsToDraft } from './mutation/index.js';
 import { functionViews } from './function-views.js';
 import { functionRootFields } from './function-fields.js';
 
-export { assembleRoleSchema, NO_QUERIES_FIELD } from './assemble.js';
+export { assembleRoleSchema, shareRoleSchema, NO_QUERIES_FIELD } from './assemble.js';
 export { Naming, namingConventionOf, tableTypeNames, type NamingConvention, type TableTypeNames } from './naming.js';
 export { buildTableViews } from './views.js';
 

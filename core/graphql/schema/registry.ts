@@ -9,18 +9,36 @@ import type { GraphQLFieldConfigMap, GraphQLInputFieldConfigMap, GraphQLNamedTyp
 import type { SchemaDraft } from '../schema-draft.js';
 
 export class TypeRegistry {
-  private readonly types = new Map<string, GraphQLNamedType>();
+  private readonly own = new Map<string, GraphQLNamedType>();
+  private readonly shared: Map<string, GraphQLNamedType>;
   /** `<rel>_aggregate` filters in `<t>_bool_exp`; off with the `hide_aggregation_predicates` experimental feature. */
   aggregatePredicates = true;
 
+  /** `shared`: the named types of roles whose select permissions shape their types alike. */
+  constructor(shared?: Map<string, GraphQLNamedType>) {
+    this.shared = shared ?? this.own;
+  }
+
   /** The type named `name`, made by `make` the first time it is asked for. */
   get<T extends GraphQLNamedType>(name: string, make: () => T): T {
-    const existing = this.types.get(name);
-    if (existing) return existing as T;
-    const made = make();
-    this.types.set(name, made);
-    return made;
+    return made(this.shared, name, make);
   }
+
+  /**
+   * As `get`, for the types the role's write permissions shape (insert, update and delete types):
+   * these stay the schema's own even when the read types are shared with other roles.
+   */
+  local<T extends GraphQLNamedType>(name: string, make: () => T): T {
+    return made(this.own, name, make);
+  }
+}
+
+function made<T extends GraphQLNamedType>(types: Map<string, GraphQLNamedType>, name: string, make: () => T): T {
+  const existing = types.get(name);
+  if (existing) return existing as T;
+  const type = make();
+  types.set(name, type);
+  return type;
 }
 
 // Keyed by the draft: every tap of one role's schema build passes the same draft along, while a
@@ -30,7 +48,7 @@ const registries = new WeakMap<SchemaDraft, TypeRegistry>();
 export function registryFor(draft: SchemaDraft): TypeRegistry {
   let r = registries.get(draft);
   if (!r) {
-    r = new TypeRegistry();
+    r = new TypeRegistry(draft.sharedTypes);
     registries.set(draft, r);
   }
   return r;

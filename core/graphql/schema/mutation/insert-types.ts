@@ -22,7 +22,7 @@ export const quotedTable = (v: MutationView): string => `"${qualifiedTableName(v
 
 export function insertInputType(reg: TypeRegistry, v: MutationView): GraphQLInputObjectType {
   const name = v.names.insertInput;
-  return reg.get(name, () =>
+  return reg.local(name, () =>
     new GraphQLInputObjectType({
       name,
       description: `input type for inserting data into table ${quotedTable(v)}`,
@@ -44,7 +44,7 @@ export function insertInputType(reg: TypeRegistry, v: MutationView): GraphQLInpu
 
 export function objRelInsertInputType(reg: TypeRegistry, v: MutationView): GraphQLInputObjectType {
   const name = v.names.objRelInsertInput;
-  return reg.get(name, () =>
+  return reg.local(name, () =>
     new GraphQLInputObjectType({
       name,
       description: `input type for inserting object relation for remote table ${quotedTable(v)}`,
@@ -55,7 +55,7 @@ export function objRelInsertInputType(reg: TypeRegistry, v: MutationView): Graph
 
 export function arrRelInsertInputType(reg: TypeRegistry, v: MutationView): GraphQLInputObjectType {
   const name = v.names.arrRelInsertInput;
-  return reg.get(name, () =>
+  return reg.local(name, () =>
     new GraphQLInputObjectType({
       name,
       description: `input type for inserting array relation for remote table ${quotedTable(v)}`,
@@ -80,7 +80,7 @@ function relInsertFields(
 export function onConflictType(reg: TypeRegistry, v: MutationView): GraphQLInputObjectType | null {
   if (v.constraints.length === 0) return null;
   const name = v.names.onConflict;
-  return reg.get(name, () =>
+  return reg.local(name, () =>
     new GraphQLInputObjectType({
       name,
       description: `on_conflict condition type for table ${quotedTable(v)}`,
@@ -98,7 +98,7 @@ export function onConflictType(reg: TypeRegistry, v: MutationView): GraphQLInput
 
 function constraintEnum(reg: TypeRegistry, v: MutationView): GraphQLEnumType {
   const name = v.names.constraint;
-  return reg.get(name, () =>
+  return reg.local(name, () =>
     new GraphQLEnumType({
       name,
       description: `unique or primary key constraints on table ${quotedTable(v)}`,
@@ -115,7 +115,7 @@ function constraintEnum(reg: TypeRegistry, v: MutationView): GraphQLEnumType {
 export function updateColumnEnum(reg: TypeRegistry, v: MutationView): GraphQLEnumType {
   const name = v.names.updateColumn;
   const columns = v.update?.columns ?? [];
-  return reg.get(name, () =>
+  return reg.local(name, () =>
     columns.length === 0
       ? new GraphQLEnumType({
           name,

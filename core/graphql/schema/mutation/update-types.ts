@@ -38,7 +38,7 @@ function valueType(reg: TypeRegistry, spec: UpdateOperatorSpec, c: ColumnView): 
 
 function operatorType(reg: TypeRegistry, v: MutationView, spec: UpdateOperatorSpec, columns: ColumnView[]): GraphQLInputObjectType {
   const name = spec.op === '_set' ? v.names.setInput : spec.op === '_inc' ? v.names.incInput : v.names.opInput(spec.op);
-  return reg.get(name, () =>
+  return reg.local(name, () =>
     new GraphQLInputObjectType({
       name,
       description: spec.typeDescription(quotedTable(v)),
@@ -66,7 +66,7 @@ export function updateOperatorFields(reg: TypeRegistry, v: MutationView): GraphQ
 
 export function pkColumnsInputType(reg: TypeRegistry, v: MutationView, pk: ColumnView[]): GraphQLInputObjectType {
   const name = v.names.pkColumnsInput;
-  return reg.get(name, () =>
+  return reg.local(name, () =>
     new GraphQLInputObjectType({
       name,
       description: `primary key columns input for table: ${qualifiedTableName(v.table.table)}`,
@@ -89,7 +89,7 @@ export function pkArgs(reg: TypeRegistry, pk: ColumnView[]): GraphQLFieldConfigA
 
 export function updatesType(reg: TypeRegistry, v: MutationView): GraphQLInputObjectType {
   const name = v.names.updates;
-  return reg.get(name, () =>
+  return reg.local(name, () =>
     new GraphQLInputObjectType({
       name,
       fields: () =>
@@ -104,7 +104,7 @@ export function updatesType(reg: TypeRegistry, v: MutationView): GraphQLInputObj
 /** `<t>_mutation_response`: `affected_rows`, and `returning` only with a select permission. */
 export function mutationResponseType(reg: TypeRegistry, v: MutationView): GraphQLObjectType {
   const name = v.names.mutationResponse;
-  return reg.get(name, () =>
+  return reg.local(name, () =>
     new GraphQLObjectType({
       name,
       description: `response of any mutation on the table ${quotedTable(v)}`,
