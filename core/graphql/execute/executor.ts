@@ -108,7 +108,7 @@ export class GraphQLExecutor {
     this.admitKind(prepared, meta);
     if (prepared.kind !== 'query') return this.runPrepared(prepared, cache, request, session, meta).then(wrapData);
     // The limit pass decides at once unless a check must wait (a rate limit's refill): then the async way.
-    const admitted = this.limits?.gate.isActive(cache) ? this.checkLimits(prepared, cache, session, meta) : undefined;
+    const admitted = this.checkLimits(prepared, cache, session, meta);
     if (admitted instanceof Promise) {
       return admitted.then((run) => this.runAdmitted(prepared, cache, request, session, meta, run)).then(wrapData);
     }
@@ -141,8 +141,8 @@ export class GraphQLExecutor {
     meta: ExecutionMeta,
   ): Promise<string> {
     this.admitKind(prepared, meta);
-    // No limit set anywhere (the usual case): no context object, no hook call; a pass that decides at once is not awaited.
-    const admitted = this.limits?.gate.isActive(cache) ? this.checkLimits(prepared, cache, session, meta) : undefined;
+    // A pass that decides at once (always, when no limit is set) is not awaited.
+    const admitted = this.checkLimits(prepared, cache, session, meta);
     return this.runAdmitted(prepared, cache, request, session, meta, admitted instanceof Promise ? await admitted : admitted);
   }
 
@@ -220,7 +220,7 @@ export class GraphQLExecutor {
   async admit(request: GraphQLRequest, session: Session, meta: ExecutionMeta = DEFAULT_META()): Promise<RunOptions | undefined> {
     const cache = this.ref.current;
     const prepared = await this.prepare(cache, request, session.role);
-    return this.limits?.gate.isActive(cache) ? this.checkLimits(prepared, cache, session, meta) : undefined;
+    return this.checkLimits(prepared, cache, session, meta);
   }
 
   /** The role's limit pass (./limit-pass.ts): synchronous unless a check must wait or the hook path runs. */
@@ -230,7 +230,8 @@ export class GraphQLExecutor {
     session: Session,
     meta: ExecutionMeta,
   ): RunOptions | undefined | Promise<RunOptions | undefined> {
-    return this.limits!.gate.admit(prepared, cache, session, meta);
+    // No limit set anywhere (the usual case): the gate answers at once, with no context object and no hook call.
+    return this.limits?.gate.admit(prepared, cache, session, meta);
   }
 
   /**
