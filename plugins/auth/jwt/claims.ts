@@ -102,7 +102,8 @@ function defaultRole(v: unknown): string {
   return v as string;
 }
 
-function requestedRole(headers: IncomingHttpHeaders): string | undefined {
+/** The role a request asks for (`X-Svc-Role`), if any. */
+export function requestedRole(headers: IncomingHttpHeaders): string | undefined {
   const v = headers['x-svc-role'];
   const role = Array.isArray(v) ? v[0] : v;
   return role === undefined || role === '' ? undefined : role;

@@ -25,7 +25,7 @@ import {
 import { parseJwtSecret } from './config.js';
 import { findToken, missingTokenError } from './location.js';
 import { verifyToken, type KeySource } from './verify.js';
-import { resolveClaims } from './claims.js';
+import { requestedRole, resolveClaims } from './claims.js';
 import { RemoteJwkSet } from './jwks.js';
 import type { VerificationKey } from './keys.js';
 
@@ -81,7 +81,7 @@ export default definePlugin<JwtOptions>({
     const sessions = new SessionCache();
 
     /** Verifies the token and resolves its session; caches it when the key set stayed the same. */
-    const verifyNew = async (token: string, requestedRole: string | undefined, req: AuthRequest, keysBefore: unknown): Promise<Session> => {
+    const verifyNew = async (token: string, asked: string | undefined, req: AuthRequest, keysBefore: unknown): Promise<Session> => {
       const verified = await verifyToken(token, keys, settings);
       const { role, variables } = resolveClaims(verified.claims, settings.claims, req.headers);
       const made = makeSession(role, variables);
@@ -90,7 +90,7 @@ export default definePlugin<JwtOptions>({
       if (keysAfter !== undefined && (keysBefore === undefined || keysBefore === keysAfter)) {
         const exp = verified.claims['exp'];
         const validUntilMs = typeof exp === 'number' ? (exp + settings.allowedSkewSeconds) * 1000 : Number.POSITIVE_INFINITY;
-        sessions.set(token, requestedRole, keysAfter, session, validUntilMs);
+        sessions.set(token, asked, keysAfter, session, validUntilMs);
       }
       return session;
     };
@@ -103,13 +103,13 @@ export default definePlugin<JwtOptions>({
         if (tokenOptional) return undefined;
         throw missingTokenError();
       }
-      const requestedRole = firstValue(req.headers['x-svc-role']);
+      const role = requestedRole(req.headers);
       const held = keys.current?.();
       if (held !== undefined) {
-        const hit = sessions.get(token, requestedRole, held, Date.now());
+        const hit = sessions.get(token, role, held, Date.now());
         if (hit !== undefined) return hit;
       }
-      return verifyNew(token, requestedRole, req, held);
+      return verifyNew(token, role, req, held);
     });
   },
 });
@@ -118,6 +118,3 @@ function fixedKeys(keys: readonly VerificationKey[]): KeySource {
   return { keys: async () => keys, current: () => keys };
 }
 
-function firstValue(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
-}
