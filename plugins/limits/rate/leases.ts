@@ -13,7 +13,8 @@
  * for a token at that moment; leased keys hold at most cap − 1 (held and in flight), the last unit
  * of the cap being kept for a debt (below). Within that the lease size follows the instance's own
  * request rate for the key (about half a window of its traffic, at least 2), so idle keys hold
- * little. Limits under 40 a window give a cap of 1: such a key is exact, with a token reserved
+ * little; a key coming back after an idle spell leases half as much again as it made in its last
+ * window-long period, since its rate averaged over the idle time says little about its next burst. Limits under 40 a window give a cap of 1: such a key is exact, with a token reserved
  * only for a request that is waiting for it. A token is spent only while its reservation is still
  * inside the store's window (it expires `windowMs` after the reservation was sent), and a lease
  * that the limit's new value no longer allows is cut down at once.
@@ -96,6 +97,14 @@ class Lease {
   /** Tokens spent since the last refill, and the smoothed rate (tokens per ms) they give. */
   spent = 0;
   rate = 0;
+  /**
+   * Operations admitted in the key's current window-long period (it starts at the first operation
+   * after the previous period ended), and in the one before: what a key coming back after an idle
+   * spell made last time is the best guess of what it makes now (below, `sizeForReturn`).
+   */
+  periodOps = 0;
+  periodStart = Number.NEGATIVE_INFINITY;
+  previousPeriodOps = 0;
   /** Whether a refill was sent: the first one has no rate to go by and asks for the initial size. */
   measured = false;
   measuredSince = 0;
@@ -111,6 +120,16 @@ class Lease {
     let n = 0;
     for (const b of this.batches) if (b.expiresAt > now) n += b.left;
     return n;
+  }
+
+  /** Counts an admitted operation in its period (see `periodOps`). */
+  count(now: number, windowMs: number): void {
+    if (now - this.periodStart >= windowMs) {
+      this.previousPeriodOps = now - this.periodStart < 2 * windowMs ? this.periodOps : 0;
+      this.periodStart = now;
+      this.periodOps = 0;
+    }
+    this.periodOps++;
   }
 
   spend(now: number): boolean {
@@ -193,6 +212,7 @@ export class RateLeases {
     if (lease.max !== max) lease.retune(max, now);
     lease.lastUsedAt = now;
     if (lease.spend(now)) {
+      lease.count(now, this.windowMs);
       this.prefetch(key, lease, now);
       return true;
     }
@@ -238,7 +258,9 @@ export class RateLeases {
   private admitOnDebt(key: string, lease: Lease, now: number): void {
     lease.debt = 1;
     lease.lastDebtAt = now;
+    lease.count(now, this.windowMs);
     this.adapt(lease, now);
+    this.sizeForReturn(lease);
     lease.spent++;
     lease.pending = this.refill(key, lease, lease.size, now, false);
     // A failed reservation is seen by the key's next request that needs one, which tries again.
@@ -258,7 +280,10 @@ export class RateLeases {
         } else if (lease.queued !== undefined) this.hurry(lease.queued);
         await lease.pending;
         const now = this.clock();
-        if (lease.spend(now)) return true;
+        if (lease.spend(now)) {
+          lease.count(now, this.windowMs);
+          return true;
+        }
         if (now < lease.deniedUntil) return false;
         // Another request took the tokens this refill brought: reserve again.
       }
@@ -302,6 +327,18 @@ export class RateLeases {
     lease.spent = 0;
     lease.lastRefillAt = now;
     lease.size = Math.min(lease.hold, Math.max(MIN_SIZE, Math.ceil(lease.rate * this.spanMs)));
+  }
+
+  /**
+   * A key back after an idle spell (its debt refill): the rate since its last refill averages the
+   * idle time in and would give it the smallest lease, so a key that comes back in bursts (a user
+   * making a few requests every minute or so) would go to the store every second request. Its
+   * burst last period is the better guess: the lease covers half as much again, so that the
+   * prefetch threshold is not reached within a burst of the same size.
+   */
+  private sizeForReturn(lease: Lease): void {
+    if (lease.cap <= 1 || lease.previousPeriodOps === 0) return;
+    lease.size = Math.min(lease.hold, Math.max(lease.size, Math.ceil(lease.previousPeriodOps * 1.5)));
   }
 
   /** Reserves `tokens` for the lease, plus its debt; the grant pays the debt first. */

@@ -1,8 +1,8 @@
 /**
  * Rate-limit reservations in Redis (ioredis): one sorted set per key holding the window's
  * reservations, scored by the Redis server's clock, each member ending in its token count;
- * trimming, summing and adding run as one Lua script (for a whole batch of keys), so concurrent
- * engines never both take the last tokens. A window holds few members (one per lease, not per
+ * summing, trimming (only when a member has left the window) and adding run as one Lua script
+ * (for a whole batch of keys), so concurrent engines never both take the last tokens. A window holds few members (one per lease, not per
  * request), so summing is cheap. Members are unique per reservation: two in one millisecond are two.
  */
 import { Redis } from 'ioredis';
@@ -20,10 +20,23 @@ for k = 1, #KEYS do
   local key = KEYS[k]
   local max = tonumber(ARGV[1 + 2 * k])
   local want = tonumber(ARGV[2 + 2 * k])
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+  -- One read serves both the sum and the trim: a key seen for the first time in a while (most
+  -- keys of a limit per user) costs no separate trim call, and stale members are removed only
+  -- when there are some.
   local live = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
   local used = 0
-  for i = 1, #live, 2 do used = used + tonumber(string.match(live[i], ':(%d+)$')) end
+  local oldest = nil
+  local stale = false
+  for i = 1, #live, 2 do
+    local score = tonumber(live[i + 1])
+    if score > now - window then
+      used = used + tonumber(string.match(live[i], ':(%d+)$'))
+      if oldest == nil then oldest = score end
+    else
+      stale = true
+    end
+  end
+  if stale then redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window) end
   local g = math.min(want, max - used)
   if g < 0 then g = 0 end
   if g > 0 then
@@ -31,7 +44,7 @@ for k = 1, #KEYS do
     redis.call('PEXPIRE', key, window)
   end
   local retry = window
-  if #live > 0 then retry = tonumber(live[2]) + window - now end
+  if oldest ~= nil then retry = oldest + window - now end
   out[2 * k - 1] = g
   out[2 * k] = retry
 end

@@ -167,6 +167,30 @@ describe('rate-limit admission on debt', function () {
         expect(store.calls).to.equal(2);
       });
 
+      it('a key coming back after an idle spell leases for its last burst: a burst as large makes one round trip', async () => {
+        const windowMs = 400;
+        const store = new CountingStore(open());
+        const a = leases(store, windowMs);
+        const key = freshKey();
+        const burst = async () => {
+          const answers: boolean[] = [];
+          for (let i = 0; i < 12; i++) answers.push(await a.take(key, 100_000));
+          expect(answers.every(Boolean)).to.equal(true);
+        };
+        const startedAt = performance.now();
+        await burst();
+        await waitUntil(() => a.debt(key) === 0);
+        await sleep(1.2 * windowMs - (performance.now() - startedAt));
+        expect(a.held(key)).to.equal(0);
+        const before = store.calls;
+        // Averaged over the idle spell the key's rate would lease it the smallest size (2): the
+        // burst would go to the store every few operations.
+        await burst();
+        await sleep(2 * BACKGROUND_DELAY_MS);
+        expect(store.calls - before).to.equal(1);
+        expect(a.held(key)).to.be.at.least(1);
+      });
+
       it('batches the background reservations of many cold keys into few round trips', async () => {
         const store = new CountingStore(open());
         // A longer hold-back than the default, so that a loaded machine's slow ticks still fall in one batch.

@@ -8,6 +8,7 @@
  */
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { leaseCap, RateLeases } from '../../../plugins/limits/rate/leases.js';
 import { PgRateStore } from '../../../plugins/limits/rate/pg-store.js';
 import { RedisRateStore } from '../../../plugins/limits/rate/redis-store.js';
@@ -94,6 +95,24 @@ describe('rate-limit token leases', function () {
           expect(none!.granted).to.equal(0);
           // A raised limit counts the reservations already in the window.
           expect((await store.reserve([{ key: k2, want: 10, max: 8 }], 2000))[0]!.granted).to.equal(3);
+          // Reservations that left the window no longer count, whether or not the key was trimmed since.
+          const k4 = freshKey();
+          expect((await store.reserve([{ key: k4, want: 5, max: 5 }], 300))[0]!.granted).to.equal(5);
+          await sleep(150);
+          expect((await store.reserve([{ key: k4, want: 1, max: 5 }], 300))[0]!.granted).to.equal(0);
+          await sleep(200);
+          const [later] = await store.reserve([{ key: k4, want: 5, max: 5 }], 300);
+          expect(later!.granted).to.equal(5);
+          expect(later!.retryMs).to.equal(300);
+          if (which === 'Redis') {
+            // The members that left the window were removed when the key was next reserved.
+            const redis = new Redis(REDIS_URL);
+            try {
+              expect(await redis.zcard(k4)).to.equal(1);
+            } finally {
+              redis.disconnect();
+            }
+          }
         } finally {
           await store.close();
         }
