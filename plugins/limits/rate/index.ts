@@ -7,9 +7,8 @@
  * refuses are not counted); active only while a rate limit is set. Admin is exempt. Safe to
  * disable (rate limits in the metadata are then not enforced). Tokens are drawn from local leases
  * (leases.ts), so most operations make no round trip to the store; limits under 40 per minute
- * stay exact, higher ones may be exceeded by at most the leases the instances hold (5% of the
- * limit per instance). A leased key's first operation in a window (a cold per-user key) is
- * admitted at once, its reservation following in the background within the same bound.
+ * stay exact, higher ones may be exceeded by at most 5% of the limit per instance (leases held,
+ * a light key's few free operations, a cold key's first operation admitted on debt).
  */
 import {
   definePlugin,

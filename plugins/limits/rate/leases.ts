@@ -5,30 +5,35 @@
  * once and spends them locally; only a refill goes to the store, ahead of need, so most requests
  * never wait for it.
  *
- * The bound (docs/api.md "Rate limits across instances"): every token spent was reserved in the
- * store, and the store never lets the reservations of one window exceed the limit. So over any
- * window-long span the operations admitted for a key, across all instances, are at most the limit
- * plus the tokens the instances held unspent when the span began. An instance never holds more
- * than `leaseCap(max)` = floor(max / 20) tokens (5% of the limit), plus one per request waiting
- * for a token at that moment; leased keys hold at most cap − 1 (held and in flight), the last unit
- * of the cap being kept for a debt (below). Within that the lease size follows the instance's own
- * request rate for the key (about half a window of its traffic, at least 2), so idle keys hold
- * little; a key coming back after an idle spell leases half as much again as it made in its last
- * window-long period, since its rate averaged over the idle time says little about its next burst. Limits under 40 a window give a cap of 1: such a key is exact, with a token reserved
- * only for a request that is waiting for it. A token is spent only while its reservation is still
- * inside the store's window (it expires `windowMs` after the reservation was sent), and a lease
- * that the limit's new value no longer allows is cut down at once.
+ * The bound (docs/api.md "Rate limits across instances"): the store never lets the reservations
+ * of one window exceed the limit, and an instance admits few operations that no reservation inside
+ * the span covers. So over any window-long span the operations admitted for a key, across all
+ * instances, are at most the limit plus `leaseCap(max)` = floor(max / 20) (5% of the limit) per
+ * instance, plus one per request waiting for a token at the span's start. The cap is shared out:
  *
- * Cold keys (a rate limit per user: most keys are seen a few times a minute) do not wait for the
- * store either. A leased key (cap ≥ 2) that holds no token and has no reservation out is admitted
- * at once on *debt*, at most once per window: its reservation (the debt plus a lease) goes to the
- * store in the background, and the first tokens it brings pay the debt. That keeps the bound
- * above: in any window-long span an instance's operations that no reservation inside the span
- * covers are the tokens it held or had in flight when the span began (at most cap − 1) and at most
- * one debt (one per window), so its excess is at most cap. A refused debt is forgiven (the
- * operation already ran), and the key is refused until its window frees. Exact keys (cap 1) never
- * run debt: they stay exact. (A key seen again within a window of its last debt, with its tokens
- * expired, waits for a reservation: for a user making a request about once a minute.)
+ * - *Free operations.* A light key (cap ≥ 4) is admitted up to `freeAllowance(cap)` =
+ *   min(8, cap / 4) operations in any window-long span with no reservation at all. Most keys of a
+ *   limit per user are seen a few times a minute: a store write for each of them, every window,
+ *   would be most of what the limit costs. A key that uses its whole allowance reserves a lease at
+ *   once, in the background, so its next operations spend tokens.
+ * - *Debt.* A leased key (cap ≥ 2) that holds no token, has no reservation out and no free
+ *   operation left is admitted at once, at most once per window: its reservation (the debt plus a
+ *   lease) goes to the store in the background, and the first tokens it brings pay the debt. A
+ *   refused debt is forgiven (the operation already ran), and the key is refused until its window
+ *   frees. (A key seen again within a window of its last debt, its tokens expired and its free
+ *   operations spent, waits for a reservation.)
+ * - *Leases.* Leased keys hold at most cap − 1 − the free allowance (held and in flight), so that in
+ *   any span an instance's uncovered operations (tokens held or in flight when the span began, free
+ *   operations, one debt) are at most cap. Within that the lease size follows the instance's own
+ *   request rate for the key (about half a window of its traffic, at least 2), so idle keys hold
+ *   little; a key coming back after an idle spell leases half as much again as it made in its last
+ *   window-long period, since its rate averaged over the idle time says little about its next
+ *   burst. A token is spent only while its reservation is still inside the store's window (it
+ *   expires `windowMs` after the reservation was sent), and a lease that the limit's new value no
+ *   longer allows is cut down at once.
+ *
+ * Limits under 40 a window give a cap of 1: such a key is exact (no free operation, no debt), with
+ * a token reserved only for a request that is waiting for it.
  *
  * Reservations nobody waits for (debts and prefetches) wait up to BACKGROUND_DELAY_MS for others
  * to join them, so that many cold keys share one round trip; a request that does wait sends its
@@ -61,6 +66,14 @@ interface Queued extends Reservation {
   reject(e: unknown): void;
 }
 
+/** The most operations a light key is admitted per window with no reservation (see the header). */
+export const MAX_FREE = 8;
+
+/** Operations an instance admits for a key per window with no reservation, under a cap of `cap`. */
+export function freeAllowance(cap: number): number {
+  return cap >= 4 ? Math.min(MAX_FREE, Math.floor(cap / 4)) : 0;
+}
+
 /** A new key's first lease (before its rate is known), and the smallest lease of a key that is not exact. */
 const INITIAL_SIZE = 8;
 const MIN_SIZE = 2;
@@ -80,8 +93,15 @@ class Lease {
   batches: Batch[] = [];
   max = -1;
   cap = 1;
-  /** Tokens the lease may hold or have in flight: cap − 1 for leased keys, so that a debt fits in the cap (see the header). */
+  /**
+   * Tokens the lease may hold or have in flight: cap − 1 − the free allowance for leased keys, so
+   * that a debt and the free operations fit in the cap (see the header).
+   */
   hold = 1;
+  /** Operations admitted with no reservation in any window-long span: at most this many (0: none). */
+  freeCap = 0;
+  /** When the free operations of the last window were admitted, oldest first. */
+  free: number[] = [];
   /** When the last operation on debt was admitted: at most one per window. */
   lastDebtAt = Number.NEGATIVE_INFINITY;
   /** The batch the next refill aims to hold. */
@@ -145,11 +165,27 @@ class Lease {
     return false;
   }
 
+  /**
+   * An operation admitted with no reservation, if the key has had fewer than `freeCap` in the last
+   * window. It returns whether the allowance is now used up.
+   */
+  takeFree(now: number, windowMs: number): boolean | undefined {
+    if (this.freeCap === 0) return undefined;
+    const free = this.free;
+    while (free.length > 0 && now - free[0]! >= windowMs) free.shift();
+    // A lowered limit may leave more than the new allowance in the window: none until they age out.
+    if (free.length >= this.freeCap) return undefined;
+    free.push(now);
+    this.spent++;
+    return free.length === this.freeCap;
+  }
+
   /** A new value of the limit: a cached refusal no longer holds, and the lease shrinks to the new cap. */
-  retune(max: number, now: number): void {
+  retune(max: number, now: number, freeOps: boolean): void {
     this.max = max;
     this.cap = leaseCap(max);
-    this.hold = this.cap > 1 ? this.cap - 1 : 1;
+    this.freeCap = freeOps ? freeAllowance(this.cap) : 0;
+    this.hold = this.cap > 1 ? this.cap - 1 - this.freeCap : 1;
     this.deniedUntil = 0;
     this.size = Math.min(Math.max(this.size, INITIAL_SIZE), this.hold);
     let keep = this.cap > 1 ? this.hold : 0;
@@ -170,6 +206,11 @@ export interface LeaseOptions {
   clock?: () => number;
   /** How long reservations nobody waits for are held back for others (BACKGROUND_DELAY_MS). */
   backgroundDelayMs?: number;
+  /**
+   * Whether light keys get their free operations (default true); tests of the reservation paths
+   * (debt, leases) turn them off to see those paths from a key's first operation.
+   */
+  freeOps?: boolean;
 }
 
 export class RateLeases {
@@ -179,6 +220,7 @@ export class RateLeases {
   private readonly spanMs: number;
   private readonly clock: () => number;
   private readonly backgroundDelayMs: number;
+  private readonly freeOps: boolean;
   private readonly sweeper: NodeJS.Timeout;
   private queue: Queued[] = [];
   private sending = false;
@@ -194,6 +236,7 @@ export class RateLeases {
     this.spanMs = Math.max(1, options.windowMs / 2);
     this.clock = options.clock ?? (() => performance.now());
     this.backgroundDelayMs = options.backgroundDelayMs ?? BACKGROUND_DELAY_MS;
+    this.freeOps = options.freeOps ?? true;
     this.sweeper = setInterval(() => this.sweep(), this.windowMs);
     this.sweeper.unref();
   }
@@ -209,7 +252,7 @@ export class RateLeases {
       lease = new Lease(now);
       this.leases.set(key, lease);
     }
-    if (lease.max !== max) lease.retune(max, now);
+    if (lease.max !== max) lease.retune(max, now, this.freeOps);
     lease.lastUsedAt = now;
     if (lease.spend(now)) {
       lease.count(now, this.windowMs);
@@ -217,6 +260,13 @@ export class RateLeases {
       return true;
     }
     if (now < lease.deniedUntil) return false;
+    const usedUp = lease.takeFree(now, this.windowMs);
+    if (usedUp !== undefined) {
+      lease.count(now, this.windowMs);
+      // A key that used its whole allowance is not light: its lease is reserved now, ahead of need.
+      if (usedUp) this.prefetch(key, lease, now);
+      return true;
+    }
     if (lease.cap > 1 && lease.pending === undefined && lease.waiting === 0 && now - lease.lastDebtAt >= this.windowMs) {
       this.admitOnDebt(key, lease, now);
       return true;

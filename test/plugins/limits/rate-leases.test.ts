@@ -9,7 +9,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { leaseCap, RateLeases } from '../../../plugins/limits/rate/leases.js';
+import { BACKGROUND_DELAY_MS, freeAllowance, leaseCap, RateLeases } from '../../../plugins/limits/rate/leases.js';
 import { PgRateStore } from '../../../plugins/limits/rate/pg-store.js';
 import { RedisRateStore } from '../../../plugins/limits/rate/redis-store.js';
 import type { Grant, RateStore, Reservation } from '../../../plugins/limits/rate/store.js';
@@ -70,12 +70,16 @@ describe('rate-limit token leases', function () {
     expect([5, 39, 40, 100, 1000, 0].map(leaseCap)).to.deep.equal([1, 1, 2, 5, 50, 1]);
   });
 
+  it('gives light keys a quarter of the cap as free operations, at most 8, none under a cap of 4', () => {
+    expect([1, 2, 3, 4, 7, 8, 32, 50, 5_000_000].map(freeAllowance)).to.deep.equal([0, 0, 0, 1, 1, 2, 8, 8, 8]);
+  });
+
   for (const which of ['Redis', 'PostgreSQL']) {
     describe(`sharing ${which}`, () => {
       const open = () => stores.find((s) => s.name === which)!.open();
       const opened: RateLeases[] = [];
-      const leases = (store: RateStore, windowMs: number) => {
-        const l = new RateLeases(store, { windowMs });
+      const leases = (store: RateStore, windowMs: number, freeOps = true) => {
+        const l = new RateLeases(store, { windowMs, freeOps });
         opened.push(l);
         return l;
       };
@@ -173,7 +177,8 @@ describe('rate-limit token leases', function () {
 
       it('batches the refills of many cold keys into few round trips', async () => {
         const store = new CountingStore(open());
-        const a = leases(store, 60_000);
+        // Without free operations each key's first one reserves (with them, below, none does).
+        const a = leases(store, 60_000, false);
         const keys = Array.from({ length: 300 }, freshKey);
         // Cold keys are admitted at once (rate-debt.test.ts); their reservations follow in the background.
         const answers = await Promise.all(keys.map((k) => a.take(k, 1000)));
@@ -182,6 +187,32 @@ describe('rate-limit token leases', function () {
         expect(store.calls).to.be.at.most(3);
         // Each key's lease now holds tokens for its next operations.
         expect(keys.every((k) => a.held(k) > 0)).to.equal(true);
+      });
+
+      it("a light key's first operations are free: no round trip until it used its allowance, then a lease ahead of need", async () => {
+        const windowMs = 500;
+        const max = 1000;
+        const allowance = freeAllowance(leaseCap(max));
+        expect(allowance).to.equal(8);
+        const store = new CountingStore(open());
+        const a = leases(store, windowMs);
+        const [light, busy] = [freshKey(), freshKey()];
+        const startedAt = performance.now();
+        for (let i = 0; i < allowance - 1; i++) expect(a.take(light, max)).to.equal(true);
+        await sleep(2 * BACKGROUND_DELAY_MS);
+        // Seven operations, all answered at once, and the store never asked.
+        expect(store.calls).to.equal(0);
+        expect(a.debt(light)).to.equal(0);
+        // The eighth uses the allowance up: the key is not light, its lease is reserved in the background.
+        for (let i = 0; i < allowance; i++) expect(a.take(busy, max)).to.equal(true);
+        await waitUntil(() => a.held(busy) > 0);
+        expect(store.calls).to.equal(1);
+        expect(store.reservations).to.equal(1);
+        expect(a.take(busy, max)).to.equal(true);
+        // A window later the light key's allowance is whole again.
+        await sleep(windowMs + 20 - (performance.now() - startedAt));
+        for (let i = 0; i < allowance - 1; i++) expect(a.take(light, max)).to.equal(true);
+        expect(store.calls).to.equal(1);
       });
 
       it('a lowered limit cuts the lease at once: 1000 then 5 a window is exact again', async () => {
