@@ -204,4 +204,30 @@ describe('role schemas carried across metadata operations (integration)', functi
     expect(kept(m, 'rb')).to.equal(true);
     expect(kept(m, 'nobody')).to.equal(true);
   });
+
+  it('rebuilds a role whose column references a table that becomes an enum, though it cannot see that table', async () => {
+    await f.db.sql(`CREATE TABLE status (value text PRIMARY KEY); INSERT INTO status VALUES ('open'), ('done');
+      CREATE TABLE task (id int PRIMARY KEY, status text NOT NULL REFERENCES status(value)); INSERT INTO task VALUES (1, 'open');`);
+    await ok({
+      type: 'bulk',
+      args: [
+        { type: 'pg_track_table', args: { source: 'default', table: 'status' } },
+        { type: 'pg_track_table', args: { source: 'default', table: 'task' } },
+        select('task', 'rt', { columns: ['id', 'status'], filter: {} }),
+      ],
+    });
+    const statusType = (s: RoleSchema): string => String((s.schema.getType('task') as GraphQLObjectType).getFields()['status']!.type);
+    const m = await across(['rt', 'ra'], () => ok({ type: 'pg_set_table_is_enum', args: { source: 'default', table: 'status', is_enum: true } }));
+    expect(kept(m, 'ra')).to.equal(true);
+    expect(kept(m, 'rt')).to.equal(false);
+    expect(statusType(m.get('rt')!.before)).to.equal('String!');
+    expect(statusType(m.get('rt')!.after)).to.equal('status_enum!');
+    // Only the enum table's entry changes here: the task table is the same, its column's type not.
+    const renamed = await across(['rt', 'ra'], () =>
+      ok({ type: 'pg_set_table_customization', args: { source: 'default', table: 'status', configuration: { custom_name: 'state' } } }),
+    );
+    expect(kept(renamed, 'ra')).to.equal(true);
+    expect(kept(renamed, 'rt')).to.equal(false);
+    expect(statusType(renamed.get('rt')!.after)).to.equal('state_enum!');
+  });
 });
