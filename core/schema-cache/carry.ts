@@ -25,7 +25,8 @@
  * Conservatively never carried: anything after a reload or a run_sql that changed a database (the
  * caller does not pass a previous snapshot then), roles inherited roles derive permissions for
  * (derived afresh each build, so their objects never match), every role when any table has remote
- * relationships and some table changed (their targets may live in another source or a remote),
+ * relationships, or an action output type has relationships, and some table changed (their
+ * targets may live in another source or a remote, or be tables the role holds no permission on),
  * and roles that join or leave the set of roles with permissions.
  */
 import type { SchemaCache } from './cache.js';
@@ -206,6 +207,17 @@ function* rolesOf(t: ResolvedTable): Iterable<string> {
   if (t.permissions.cellFilters) yield* t.permissions.cellFilters.keys();
 }
 
+/**
+ * Fields reaching tables from outside their source's table entries: remote relationships, and
+ * the relationships of actions' output types (custom types). Whether such a field shows, and its
+ * type, depend on a table the role may hold no permission on, so any table change rebuilds all.
+ */
 function hasRemoteRelationships(cache: SchemaCache): boolean {
-  return cache.metadata.sources.some((s) => s.tables.some((t) => (t.remote_relationships?.length ?? 0) > 0));
+  if (cache.metadata.sources.some((s) => s.tables.some((t) => (t.remote_relationships?.length ?? 0) > 0))) return true;
+  const objects = (cache.metadata.custom_types as { objects?: unknown } | undefined)?.objects;
+  if (!Array.isArray(objects)) return false;
+  return objects.some((o: unknown) => {
+    const relationships = (o as { relationships?: unknown } | null)?.relationships;
+    return Array.isArray(relationships) && relationships.length > 0;
+  });
 }
