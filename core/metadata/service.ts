@@ -13,7 +13,7 @@ import type { KernelHooks } from '../hooks.js';
 import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { isAdmin, type Session } from '../auth/session.js';
-import { buildSchemaCache, type BuilderDeps } from '../schema-cache/builder.js';
+import { buildSchemaCache, retireRoleSchemas, type BuilderDeps } from '../schema-cache/builder.js';
 import { emptySchemaDraft } from '../graphql/schema-draft.js';
 import { assembleRoleSchema, shareRoleSchema } from '../graphql/schema/index.js';
 import type { SchemaCache } from '../schema-cache/cache.js';
@@ -153,6 +153,7 @@ export class MetadataService {
   private install(cache: SchemaCache, origin: 'local' | 'remote'): void {
     const previous = this.deps.ref.current;
     this.deps.ref.swap(cache);
+    retireRoleSchemas(previous, cache);
     void this.deps.connections.retain(new Set(cache.metadata.sources.map((s) => s.name)));
     if (cache.resourceVersion !== previous.resourceVersion) {
       this.deps.logger.info('metadata', { message: 'metadata changed', resource_version: cache.resourceVersion, origin });
@@ -261,10 +262,15 @@ export class MetadataService {
         if (!names.includes(name) && !catalogs.has(name)) catalogs.set(name, source.catalog);
       }
     }
+    const fresh = freshCatalogs(state);
+    // Role schemas carry over only from an ordinary change: after a reload or a run_sql that
+    // changed a database, what a schema read may have moved without the metadata saying so.
+    const incremental = reload === null && fresh !== true && fresh.size === 0;
     const built = await buildSchemaCache(this.builderDeps, draft, cache.resourceVersion, {
       catalogs,
       reload,
-      freshCatalogs: freshCatalogs(state),
+      freshCatalogs: fresh,
+      ...(incremental ? { previous: cache } : {}),
     });
     for (const [name, source] of built.sources) state.catalogs.set(name, source.catalog);
     state.preview = { cache: built };

@@ -19,6 +19,7 @@ import type { ReloadRequest, SchemaCache, SchemaCacheBuildContext } from './cach
 import type { SourceConnections } from './connections.js';
 import { ProvidedFeatures, unenforcedMetadata } from '../features/index.js';
 import { freezeDocument } from '../metadata/cow-draft.js';
+import { carriableRoles } from './carry.js';
 
 export interface BuildOptions {
   /** Catalogs already introspected during this request, reused instead of introspecting again. */
@@ -30,6 +31,12 @@ export interface BuildOptions {
    * move (`true`: every source); others reuse their last catalog while it is unchanged.
    */
   freshCatalogs?: boolean | ReadonlySet<string>;
+  /**
+   * The snapshot this one is an incremental change of (an ordinary metadata operation, no reload,
+   * no database change): roles whose schema inputs are unchanged take its built schemas
+   * (carry.ts) instead of building their own again.
+   */
+  previous?: SchemaCache;
 }
 
 export interface BuilderDeps {
@@ -53,6 +60,8 @@ export interface RoleSchemaSharing {
 }
 
 let nextVersion = 1;
+/** Each snapshot's role schemas by key (`''`: roles without permissions), for the next snapshot to carry. */
+const builtSchemas = new WeakMap<SchemaCache, Map<string, Promise<RoleSchema>>>();
 const NO_FEATURES = new ProvidedFeatures([]);
 
 export async function buildSchemaCache(
@@ -138,7 +147,38 @@ export async function buildSchemaCache(
     addRole: (role) => roles.add(role),
     reload: options.reload ?? null,
   });
+  builtSchemas.set(cache, schemas);
+  // After the plugins' checks: inherited roles' permissions are derived into the tables by then.
+  if (options.previous) carrySchemas(options.previous, cache, schemas);
   return cache;
+}
+
+/** Takes the previous snapshot's schemas (built or under way) of every role carry.ts allows. */
+function carrySchemas(previous: SchemaCache, cache: SchemaCache, schemas: Map<string, Promise<RoleSchema>>): void {
+  const theirs = builtSchemas.get(previous);
+  if (!theirs || theirs.size === 0) return;
+  const carriable = carriableRoles(previous, cache);
+  for (const [key, schema] of theirs) {
+    if (!carriable.has(key)) continue;
+    schemas.set(key, schema);
+    schema.catch(() => {
+      if (schemas.get(key) === schema) schemas.delete(key);
+    });
+  }
+}
+
+/**
+ * Called when `next` replaces `previous` as the live snapshot: `previous` forgets the schemas
+ * `next` did not carry. A carried schema may hold its snapshot (planners keep what they were built
+ * from), and that snapshot must not keep its other roles' schemas alive with it; a request still
+ * finishing on `previous` builds such a schema again if it needs one.
+ */
+export function retireRoleSchemas(previous: SchemaCache, next: SchemaCache): void {
+  if (previous === next) return;
+  const theirs = builtSchemas.get(previous);
+  if (!theirs) return;
+  const kept = new Set(builtSchemas.get(next)?.values() ?? []);
+  for (const [key, schema] of theirs) if (!kept.has(schema)) theirs.delete(key);
 }
 
 type SourceBuild = { source: ResolvedSource; inconsistencies: InconsistentObject[] } | { inconsistent: InconsistentObject };

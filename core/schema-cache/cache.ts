@@ -17,7 +17,11 @@ export interface SchemaCache {
   readonly inconsistentObjects: readonly InconsistentObject[];
   /** Every role named in any permission, plus `admin`. */
   readonly roles: ReadonlySet<string>;
-  /** The GraphQL schema of a role, built on first use and kept for the snapshot's lifetime. */
+  /**
+   * The GraphQL schema of a role, built on first use and kept for the snapshot's lifetime, or
+   * carried over from the snapshot this one was built from when nothing it reads changed
+   * (carry.ts).
+   */
   schemaFor(role: string): Promise<RoleSchema>;
 }
 

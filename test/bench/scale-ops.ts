@@ -6,7 +6,10 @@
  * table is tracked, given an object relationship and a select permission, and that role's first
  * query runs. Each call is timed by wall clock and by this process's CPU time (engine and client
  * share the process; the client's part is one small fetch). `--warm` first builds every role's
- * schema (as a serving engine would have them); `--no-query` leaves the role's query out. `--profile` writes a V8 CPU profile of the rounds
+ * schema (as a serving engine would have them); `--no-query` leaves the role's query out. With
+ * `--warm`, each round also times a query of a role the round did not touch (`other`): warm when
+ * its schema was carried across the round's operations (core/schema-cache/carry.ts), a whole
+ * schema build otherwise. `--profile` writes a V8 CPU profile of the rounds
  * only (summarise with `tsx test/bench/profile-summary.ts <file> 30 core/metadata/service`).
  */
 import { writeFileSync } from 'node:fs';
@@ -73,7 +76,7 @@ try {
     await profiler.post('Profiler.enable');
     await profiler.post('Profiler.start');
   }
-  const rows: Array<{ track: Timed; relationship: Timed; permission: Timed; firstQuery: Timed }> = [];
+  const rows: Array<{ track: Timed; relationship: Timed; permission: Timed; firstQuery: Timed; other: Timed }> = [];
   for (let k = 1; k <= rounds; k++) {
     const name = `extra_${k}`;
     await createExtraTable(db.url, name);
@@ -90,8 +93,15 @@ try {
       }),
     );
     const firstQuery = values['no-query'] ? { ms: 0, cpuMs: 0 } : await timed(() => query(role, `query { ${name}(limit: 5) { id name parent { id } } }`));
-    rows.push({ track, relationship, permission, firstQuery });
-    log(`${name}: track ${show(track)}, relationship ${show(relationship)}, permission ${show(permission)}, ${role}'s first query ${show(firstQuery)}`);
+    // A role no round gives a permission to (while rounds < roles): its schema should stay warm.
+    const otherRole = roles - ((k - 1) % roles);
+    const other =
+      values.warm && !values['no-query'] ? await timed(() => query(roleName(otherRole), roleQuery(otherRole, tables))) : { ms: 0, cpuMs: 0 };
+    rows.push({ track, relationship, permission, firstQuery, other });
+    log(
+      `${name}: track ${show(track)}, relationship ${show(relationship)}, permission ${show(permission)}, ${role}'s first query ${show(firstQuery)}, ` +
+        `${roleName(otherRole)}'s query ${show(other)}`,
+    );
   }
   if (profiler) {
     const { profile } = await profiler.post('Profiler.stop');
@@ -100,7 +110,7 @@ try {
     log(`profile: ${values.profile}`);
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  for (const key of ['track', 'relationship', 'permission', 'firstQuery'] as const) {
+  for (const key of ['track', 'relationship', 'permission', 'firstQuery', 'other'] as const) {
     log(`median ${key}: ${median(rows.map((r) => r[key].ms)).toFixed(0)} ms, CPU ${median(rows.map((r) => r[key].cpuMs)).toFixed(0)} ms`);
   }
   log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);

@@ -43,7 +43,9 @@ interface Env {
 export function resolveFunctions(env: Env, metas: readonly FunctionMetadata[]): { functions: Map<string, ResolvedFunction>; inconsistencies: InconsistentObject[] } {
   const functions = new Map<string, ResolvedFunction>();
   const inconsistencies: InconsistentObject[] = [];
-  const taken = tableRootFieldOwners(env);
+  // Every table's root fields, only when some function may clash with them (most sources track
+  // none: 1,000 tables' names per metadata operation for nothing).
+  let taken: Map<string, string> | undefined;
   for (const meta of metas) {
     const key = tableKey(meta.function);
     const fail = (message: string) => inconsistencies.push(functionInconsistency(env.source, meta.function, message));
@@ -64,7 +66,7 @@ export function resolveFunctions(env: Env, metas: readonly FunctionMetadata[]): 
       fail(`table ${quote(qualifiedTableName(resolved.catalog.returnsTable!))} is not tracked`);
       continue;
     }
-    const clash = rootFieldClash(env.source, resolved, taken);
+    const clash = rootFieldClash(env.source, resolved, (taken ??= tableRootFieldOwners(env)));
     if (clash) {
       fail(clash);
       continue;

@@ -7,7 +7,7 @@ import { ScalarTypes } from '../../db/scalar-types.js';
 import type { DatabaseCatalog } from '../../db/catalog.js';
 import { indexCatalog, tableKey } from '../../db/catalog.js';
 import type { SourceConnection } from '../../db/contract.js';
-import type { InconsistentObject, RelationshipMetadata, SourceMetadata } from '../../metadata/types.js';
+import type { InconsistentObject, RelationshipMetadata, SourceCustomization, SourceMetadata } from '../../metadata/types.js';
 import type { ResolvedSource, ResolvedTable } from '../model.js';
 import { removeNameClashes } from './conflicts.js';
 import { applyEnumReferences, resolveEnumTables } from './enums.js';
@@ -47,6 +47,8 @@ export interface ResolvedSourceResult {
   inconsistencies: InconsistentObject[];
 }
 
+const NO_CUSTOMIZATION: SourceCustomization = Object.freeze({});
+
 function messageOf(e: unknown): string {
   if (e instanceof ResolveError) return e.message;
   throw e;
@@ -74,7 +76,8 @@ export async function resolveSource(
   connection: SourceConnection,
   options: ResolveOptions = {},
 ): Promise<ResolvedSourceResult> {
-  const customization = meta.customization ?? {};
+  // One frozen empty customization: resolved tables' memo (table.ts) compares it by identity.
+  const customization = meta.customization ?? NO_CUSTOMIZATION;
   const naming = namingConventionOf(customization);
   const inconsistencies: InconsistentObject[] = [];
   const indexed = indexCatalog(catalog);

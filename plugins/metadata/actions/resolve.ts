@@ -83,8 +83,10 @@ export function resolveActions(cache: SchemaCache, env: EnvLookup): ResolvedActi
   const types = customTypesOf(cache);
   const actions = new Map<string, ResolvedAction>();
   const problems: InconsistentObject[] = [];
-  const roots = tableRootFields(cache);
-  for (const raw of cache.metadata.actions ?? []) {
+  // Every table's root fields, only when there are actions to check against them.
+  const raws = cache.metadata.actions ?? [];
+  const roots = raws.length > 0 ? tableRootFields(cache) : new Set<string>();
+  for (const raw of raws) {
     const name = typeof raw['name'] === 'string' ? raw['name'] : '';
     try {
       if (actions.has(name)) throw new ActionProblem(`action with name "${name}" already exists`);
