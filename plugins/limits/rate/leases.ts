@@ -11,18 +11,22 @@
  * instances, are at most the limit plus `leaseCap(max)` = floor(max / 20) (5% of the limit) per
  * instance, plus one per request waiting for a token at the span's start. The cap is shared out:
  *
- * - *Free operations.* A light key (cap ≥ 4) is admitted up to `freeAllowance(cap)` =
- *   min(8, cap / 4) operations in any window-long span with no reservation at all. Most keys of a
- *   limit per user are seen a few times a minute: a store write for each of them, every window,
- *   would be most of what the limit costs. A key that uses its whole allowance reserves a lease at
- *   once, in the background, so its next operations spend tokens.
+ * - *Free operations.* A light key (cap ≥ 8) is admitted up to `freeAllowance(cap)` =
+ *   min(8, cap / 8) operations per period with no reservation at all. Most keys of a limit per user
+ *   are seen a few times a minute: a store write for each of them, every window, would be most of
+ *   what the limit costs. A key's periods are window-long and start at its first operation after
+ *   the last one ended, so a window-long span meets at most two of them: at most twice the
+ *   allowance, a quarter of the cap, goes uncounted in any span. Two counters on the lease say it
+ *   (no list of times: the lease is touched on every request, and a small lease is what keeps the
+ *   per-user path cheap). A key that uses its whole allowance reserves a lease at once, in the
+ *   background, so its next operations spend tokens.
  * - *Debt.* A leased key (cap ≥ 2) that holds no token, has no reservation out and no free
  *   operation left is admitted at once, at most once per window: its reservation (the debt plus a
  *   lease) goes to the store in the background, and the first tokens it brings pay the debt. A
  *   refused debt is forgiven (the operation already ran), and the key is refused until its window
  *   frees. (A key seen again within a window of its last debt, its tokens expired and its free
  *   operations spent, waits for a reservation.)
- * - *Leases.* Leased keys hold at most cap − 1 − the free allowance (held and in flight), so that in
+ * - *Leases.* Leased keys hold at most cap − 1 − twice the allowance (held and in flight), so that in
  *   any span an instance's uncovered operations (tokens held or in flight when the span began, free
  *   operations, one debt) are at most cap. Within that the lease size follows the instance's own
  *   request rate for the key (about half a window of its traffic, at least 2), so idle keys hold
@@ -69,9 +73,9 @@ interface Queued extends Reservation {
 /** The most operations a light key is admitted per window with no reservation (see the header). */
 export const MAX_FREE = 8;
 
-/** Operations an instance admits for a key per window with no reservation, under a cap of `cap`. */
+/** Operations an instance admits for a key per period with no reservation, under a cap of `cap`. */
 export function freeAllowance(cap: number): number {
-  return cap >= 4 ? Math.min(MAX_FREE, Math.floor(cap / 4)) : 0;
+  return Math.min(MAX_FREE, Math.floor(cap / 8));
 }
 
 /** A new key's first lease (before its rate is known), and the smallest lease of a key that is not exact. */
@@ -89,19 +93,23 @@ interface Batch {
   expiresAt: number;
 }
 
+/** Shared by every lease without tokens yet; never written (a lease gets its own list on its first grant). */
+const NO_BATCHES: Batch[] = [];
+
 class Lease {
-  batches: Batch[] = [];
+  /** Leased tokens by reservation; NO_BATCHES until the key's first grant (most light keys never get one). */
+  batches: Batch[] = NO_BATCHES;
   max = -1;
   cap = 1;
   /**
-   * Tokens the lease may hold or have in flight: cap − 1 − the free allowance for leased keys, so
-   * that a debt and the free operations fit in the cap (see the header).
+   * Tokens the lease may hold or have in flight: cap − 1 − twice the free allowance for leased
+   * keys, so that a debt and the free operations fit in the cap (see the header).
    */
   hold = 1;
-  /** Operations admitted with no reservation in any window-long span: at most this many (0: none). */
+  /** Operations admitted with no reservation per period: at most this many (0: none). */
   freeCap = 0;
-  /** When the free operations of the last window were admitted, oldest first. */
-  free: number[] = [];
+  /** Free operations admitted in the current period. */
+  periodFree = 0;
   /** When the last operation on debt was admitted: at most one per window. */
   lastDebtAt = Number.NEGATIVE_INFINITY;
   /** The batch the next refill aims to hold. */
@@ -144,12 +152,18 @@ class Lease {
 
   /** Counts an admitted operation in its period (see `periodOps`). */
   count(now: number, windowMs: number): void {
+    this.roll(now, windowMs);
+    this.periodOps++;
+  }
+
+  /** Starts a new period when the current one has lasted a window. */
+  private roll(now: number, windowMs: number): void {
     if (now - this.periodStart >= windowMs) {
       this.previousPeriodOps = now - this.periodStart < 2 * windowMs ? this.periodOps : 0;
       this.periodStart = now;
       this.periodOps = 0;
+      this.periodFree = 0;
     }
-    this.periodOps++;
   }
 
   spend(now: number): boolean {
@@ -166,18 +180,17 @@ class Lease {
   }
 
   /**
-   * An operation admitted with no reservation, if the key has had fewer than `freeCap` in the last
-   * window. It returns whether the allowance is now used up.
+   * An operation admitted with no reservation (and counted), if the key has had fewer than
+   * `freeCap` this period; answers whether the allowance is now used up, undefined when none was left.
    */
   takeFree(now: number, windowMs: number): boolean | undefined {
     if (this.freeCap === 0) return undefined;
-    const free = this.free;
-    while (free.length > 0 && now - free[0]! >= windowMs) free.shift();
-    // A lowered limit may leave more than the new allowance in the window: none until they age out.
-    if (free.length >= this.freeCap) return undefined;
-    free.push(now);
+    this.roll(now, windowMs);
+    if (this.periodFree >= this.freeCap) return undefined;
+    this.periodFree++;
+    this.periodOps++;
     this.spent++;
-    return free.length === this.freeCap;
+    return this.periodFree === this.freeCap;
   }
 
   /** A new value of the limit: a cached refusal no longer holds, and the lease shrinks to the new cap. */
@@ -185,7 +198,7 @@ class Lease {
     this.max = max;
     this.cap = leaseCap(max);
     this.freeCap = freeOps ? freeAllowance(this.cap) : 0;
-    this.hold = this.cap > 1 ? this.cap - 1 - this.freeCap : 1;
+    this.hold = this.cap > 1 ? this.cap - 1 - 2 * this.freeCap : 1;
     this.deniedUntil = 0;
     this.size = Math.min(Math.max(this.size, INITIAL_SIZE), this.hold);
     let keep = this.cap > 1 ? this.hold : 0;
@@ -196,7 +209,7 @@ class Lease {
       keep -= left;
       kept.push({ left, expiresAt: b.expiresAt });
     }
-    this.batches = kept;
+    this.batches = kept.length > 0 ? kept : NO_BATCHES;
   }
 }
 
@@ -262,7 +275,6 @@ export class RateLeases {
     if (now < lease.deniedUntil) return false;
     const usedUp = lease.takeFree(now, this.windowMs);
     if (usedUp !== undefined) {
-      lease.count(now, this.windowMs);
       // A key that used its whole allowance is not light: its lease is reserved now, ahead of need.
       if (usedUp) this.prefetch(key, lease, now);
       return true;
@@ -409,7 +421,10 @@ export class RateLeases {
         if (lease.max !== max) return;
         const left = grant.granted - debt;
         // Timed from when the request was queued, so the tokens expire before their reservation does.
-        if (left > 0) lease.batches.push({ left, expiresAt: sentAt + this.windowMs });
+        if (left > 0) {
+          if (lease.batches === NO_BATCHES) lease.batches = [];
+          lease.batches.push({ left, expiresAt: sentAt + this.windowMs });
+        }
         if (grant.granted < want) lease.deniedUntil = sentAt + grant.retryMs;
       })
       .finally(() => {

@@ -253,7 +253,7 @@ describe('rate-limit admission on debt', function () {
         for (let i = 0; i < 20; i++) expect(b.take(key, max)).to.equal(false);
       });
 
-      // 40 a window: a cap of 2, debt and no free operation; 200: a cap of 10, 2 free operations first.
+      // 40 a window: a cap of 2, debt and no free operation; 200: a cap of 10, one free operation a period.
       for (const max of [40, 200]) it(`two instances stay within max + 2 × cap over any window while many keys go cold and come back (${max} a window)`, async () => {
         const windowMs = 700;
         const keys = Array.from({ length: 40 }, freshKey);
