@@ -23,7 +23,17 @@ describe('compiled build and npm start (real processes)', function () {
     db = await createTestDatabase('build');
   });
   after(async () => {
-    if (child && child.exitCode === null) child.kill('SIGKILL');
+    // npm runs the engine as a grandchild: killing npm alone left the engine serving after the
+    // suite (and holding the test database). The child leads its own process group: end it whole.
+    if (child?.pid !== undefined && child.exitCode === null) {
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+      await exited;
+    }
     await db?.drop();
   });
 
@@ -51,7 +61,7 @@ describe('compiled build and npm start (real processes)', function () {
       SVC_GRAPHQL_ENABLED_LOG_TYPES: 'startup',
     };
     delete env['NODE_OPTIONS'];
-    child = spawn('npm', ['start', '--silent'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn('npm', ['start', '--silent'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
     await waitFor(() => (/server listening on port/.test(output) ? true : undefined), { timeoutMs: 120_000, what: () => `engine to listen; output:\n${output}` });
