@@ -7,52 +7,15 @@
  * round trip; a lowered limit cuts held leases; a refusal is cached until a token can free.
  */
 import { expect } from 'chai';
-import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { BACKGROUND_DELAY_MS, freeAllowance, leaseCap, RateLeases } from '../../../plugins/limits/rate/leases.js';
 import { PgRateStore } from '../../../plugins/limits/rate/pg-store.js';
 import { RedisRateStore } from '../../../plugins/limits/rate/redis-store.js';
-import type { Grant, RateStore, Reservation } from '../../../plugins/limits/rate/store.js';
+import type { RateStore } from '../../../plugins/limits/rate/store.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
+import { busiestWindow, CountingStore, freshKey, sleep, waitUntil } from './rate-helpers.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379/0';
-
-/** Counts the round trips that reach the real store underneath. */
-class CountingStore implements RateStore {
-  calls = 0;
-  reservations = 0;
-  constructor(private readonly inner: RateStore) {}
-  reserve(requests: readonly Reservation[], windowMs: number): Promise<Grant[]> {
-    this.calls++;
-    this.reservations += requests.length;
-    return this.inner.reserve(requests, windowMs);
-  }
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-}
-
-const freshKey = () => `svc:lease:test:${randomBytes(6).toString('hex')}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function waitUntil(done: () => boolean, ms = 5000): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!done()) {
-    if (performance.now() > deadline) throw new Error('timed out waiting for the background reservations');
-    await sleep(5);
-  }
-}
-
-/** The most admissions inside any span of `windowMs` (sliding over the admission times). */
-function busiestWindow(times: number[], windowMs: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let best = 0;
-  let start = 0;
-  for (let end = 0; end < sorted.length; end++) {
-    while (sorted[end]! - sorted[start]! >= windowMs) start++;
-    best = Math.max(best, end - start + 1);
-  }
-  return best;
-}
 
 const stores: Array<{ name: string; open: () => RateStore }> = [];
 let db: TestDatabase | undefined;
