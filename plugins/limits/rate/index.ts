@@ -20,17 +20,18 @@ import {
 import type { RateLimitConfig, RoleLimits } from '../../metadata/api-limits/limits.js';
 import { tapRoleLimit } from '../../metadata/api-limits/tap-role-limit.js';
 import { counterKeyFor, type CounterKey } from './counter-key.js';
-import { RateLeases } from './leases.js';
+import { RateLeases, type LeaseScope } from './leases.js';
 import { RedisRateStore } from './redis-store.js';
 import { PgRateStore } from './pg-store.js';
 
 const PLUGIN_ID = 'limits/rate';
 const WINDOW_MS = 60_000;
 
-/** A role's rate limit in a snapshot, with its counter key built once. */
+/** A role's rate limit in a snapshot, with its counter key built once and its lease scope found once. */
 interface RoleRate {
   max: number;
   key: CounterKey;
+  scope: LeaseScope | undefined;
   refused: string;
 }
 
@@ -40,7 +41,7 @@ const rates = new WeakMap<RoleLimits, RoleRate>();
 function roleRate(limits: RoleLimits, rate: RateLimitConfig, role: string): RoleRate {
   let r = rates.get(limits);
   if (r === undefined) {
-    r = { max: rate.maxReqsPerMin, key: counterKeyFor(role, rate.uniqueParams), refused: `rate limit exceeded: more than ${rate.maxReqsPerMin} requests per minute` };
+    r = { max: rate.maxReqsPerMin, key: counterKeyFor(role, rate.uniqueParams), scope: undefined, refused: `rate limit exceeded: more than ${rate.maxReqsPerMin} requests per minute` };
     rates.set(limits, r);
   }
   return r;
@@ -84,7 +85,8 @@ export default definePlugin({
       const rate = roleRate(limits, config, ctx.session.role);
       let taken: boolean | Promise<boolean>;
       try {
-        taken = leasesFor().take(rate.key(ctx.session, ctx.ip), rate.max);
+        const leases = leasesFor();
+        taken = leases.takeIn((rate.scope ??= leases.scope(rate.key)), rate.key.part(ctx.session, ctx.ip), rate.max);
       } catch (e) {
         throw unreachable(e);
       }

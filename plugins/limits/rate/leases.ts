@@ -16,10 +16,10 @@
  *   are seen a few times a minute: a store write for each of them, every window, would be most of
  *   what the limit costs. A key's periods are window-long and start at its first operation after
  *   the last one ended, so a window-long span meets at most two of them: at most twice the
- *   allowance, a quarter of the cap, goes uncounted in any span. Two counters on the lease say it
- *   (no list of times: the lease is touched on every request, and a small lease is what keeps the
- *   per-user path cheap). A key that uses its whole allowance reserves a lease at once, in the
- *   background, so its next operations spend tokens.
+ *   allowance, a quarter of the cap, goes uncounted in any span. Two counters in the key's row
+ *   say it (key-rows.ts: one cache line per key, no object; a light key has nothing else). A key
+ *   that uses its whole allowance gets a lease object, reserved at once in the background, so its
+ *   next operations spend tokens.
  * - *Debt.* A leased key (cap ≥ 2) that holds no token, has no reservation out and no free
  *   operation left is admitted at once, at most once per window: its reservation (the debt plus a
  *   lease) goes to the store in the background, and the first tokens it brings pay the debt. A
@@ -43,6 +43,8 @@
  * to join them, so that many cold keys share one round trip; a request that does wait sends its
  * batch at once, and hurries a background one its key is queued in.
  */
+import type { CounterKey, KeyPart } from './counter-key.js';
+import { FREE_CAP, KeyRows, LAST_USED, LEASED, MAX, PREVIOUS_OPS } from './key-rows.js';
 import type { Grant, RateStore, Reservation } from './store.js';
 
 /** One instance holds at most 1/LEASE_DIVISOR of a limit unspent. */
@@ -97,7 +99,7 @@ interface Batch {
 const NO_BATCHES: Batch[] = [];
 
 class Lease {
-  /** Leased tokens by reservation; NO_BATCHES until the key's first grant (most light keys never get one). */
+  /** Leased tokens by reservation; NO_BATCHES until the key's first grant. */
   batches: Batch[] = NO_BATCHES;
   max = -1;
   cap = 1;
@@ -106,10 +108,6 @@ class Lease {
    * keys, so that a debt and the free operations fit in the cap (see the header).
    */
   hold = 1;
-  /** Operations admitted with no reservation per period: at most this many (0: none). */
-  freeCap = 0;
-  /** Free operations admitted in the current period. */
-  periodFree = 0;
   /** When the last operation on debt was admitted: at most one per window. */
   lastDebtAt = Number.NEGATIVE_INFINITY;
   /** The batch the next refill aims to hold. */
@@ -125,45 +123,28 @@ class Lease {
   /** Tokens spent since the last refill, and the smoothed rate (tokens per ms) they give. */
   spent = 0;
   rate = 0;
-  /**
-   * Operations admitted in the key's current window-long period (it starts at the first operation
-   * after the previous period ended), and in the one before: what a key coming back after an idle
-   * spell made last time is the best guess of what it makes now (below, `sizeForReturn`).
-   */
-  periodOps = 0;
-  periodStart = Number.NEGATIVE_INFINITY;
-  previousPeriodOps = 0;
   /** Whether a refill was sent: the first one has no rate to go by and asks for the initial size. */
   measured = false;
   measuredSince = 0;
   lastRefillAt: number;
-  lastUsedAt: number;
 
-  constructor(now: number) {
+  /**
+   * `key`: the store key; `at`: the key's row in `rows`, which keeps its periods and free
+   * operations (key-rows.ts).
+   */
+  constructor(
+    readonly key: string,
+    readonly rows: KeyRows<Lease>,
+    readonly at: number,
+    now: number,
+  ) {
     this.lastRefillAt = now;
-    this.lastUsedAt = now;
   }
 
   tokens(now: number): number {
     let n = 0;
     for (const b of this.batches) if (b.expiresAt > now) n += b.left;
     return n;
-  }
-
-  /** Counts an admitted operation in its period (see `periodOps`). */
-  count(now: number, windowMs: number): void {
-    this.roll(now, windowMs);
-    this.periodOps++;
-  }
-
-  /** Starts a new period when the current one has lasted a window. */
-  private roll(now: number, windowMs: number): void {
-    if (now - this.periodStart >= windowMs) {
-      this.previousPeriodOps = now - this.periodStart < 2 * windowMs ? this.periodOps : 0;
-      this.periodStart = now;
-      this.periodOps = 0;
-      this.periodFree = 0;
-    }
   }
 
   spend(now: number): boolean {
@@ -179,26 +160,14 @@ class Lease {
     return false;
   }
 
-  /**
-   * An operation admitted with no reservation (and counted), if the key has had fewer than
-   * `freeCap` this period; answers whether the allowance is now used up, undefined when none was left.
-   */
-  takeFree(now: number, windowMs: number): boolean | undefined {
-    if (this.freeCap === 0) return undefined;
-    this.roll(now, windowMs);
-    if (this.periodFree >= this.freeCap) return undefined;
-    this.periodFree++;
-    this.periodOps++;
-    this.spent++;
-    return this.periodFree === this.freeCap;
-  }
-
   /** A new value of the limit: a cached refusal no longer holds, and the lease shrinks to the new cap. */
   retune(max: number, now: number, freeOps: boolean): void {
     this.max = max;
     this.cap = leaseCap(max);
-    this.freeCap = freeOps ? freeAllowance(this.cap) : 0;
-    this.hold = this.cap > 1 ? this.cap - 1 - 2 * this.freeCap : 1;
+    const freeCap = freeOps ? freeAllowance(this.cap) : 0;
+    this.rows.data[this.at + MAX] = max;
+    this.rows.data[this.at + FREE_CAP] = freeCap;
+    this.hold = this.cap > 1 ? this.cap - 1 - 2 * freeCap : 1;
     this.deniedUntil = 0;
     this.size = Math.min(Math.max(this.size, INITIAL_SIZE), this.hold);
     let keep = this.cap > 1 ? this.hold : 0;
@@ -212,6 +181,16 @@ class Lease {
     this.batches = kept.length > 0 ? kept : NO_BATCHES;
   }
 }
+
+/** The keys of one scope (a role's limit: counter-key.ts), by their part, each its row in the table. */
+export class LeaseScope {
+  readonly rows = new Map<KeyPart, number>();
+
+  constructor(readonly key: Pick<CounterKey, 'text'>) {}
+}
+
+/** The scope of `take(key)`: the part is the store key itself. */
+const RAW_KEY: Pick<CounterKey, 'text'> = { text: (key) => key ?? '' };
 
 export interface LeaseOptions {
   windowMs: number;
@@ -227,7 +206,10 @@ export interface LeaseOptions {
 }
 
 export class RateLeases {
-  private readonly leases = new Map<string, Lease>();
+  private readonly rows = new KeyRows<Lease>();
+  /** Scopes are never dropped: a role's limit keeps its scope object, and there are few. */
+  private readonly scopes = new Map<string, LeaseScope>();
+  private readonly raw = new LeaseScope(RAW_KEY);
   private readonly windowMs: number;
   /** How much traffic a lease aims to cover: half the window (30 s of a minute). */
   private readonly spanMs: number;
@@ -254,51 +236,94 @@ export class RateLeases {
     this.sweeper.unref();
   }
 
+  /** The scope a counter key's requests are counted in (one per role and limit; kept by the caller). */
+  scope(key: CounterKey): LeaseScope {
+    let scope = this.scopes.get(key.scope);
+    if (scope === undefined) {
+      scope = new LeaseScope(key);
+      this.scopes.set(key.scope, scope);
+    }
+    return scope;
+  }
+
   /**
-   * Takes a token for `key` under a limit of `max` per window: synchronously when the lease holds
-   * one (or a refusal is cached), else after a refill. Rejects when the store cannot be reached.
+   * Takes a token for the store key `key` under a limit of `max` per window: synchronously when
+   * the lease holds one (or a refusal is cached), else after a refill. Rejects when the store
+   * cannot be reached.
    */
   take(key: string, max: number): boolean | Promise<boolean> {
+    return this.takeIn(this.raw, key, max);
+  }
+
+  /** `take` for the key of `part` in `scope` (its store key is built only if it goes to the store). */
+  takeIn(scope: LeaseScope, part: KeyPart, max: number): boolean | Promise<boolean> {
     const now = this.clock();
-    let lease = this.leases.get(key);
-    if (lease === undefined) {
-      lease = new Lease(now);
-      this.leases.set(key, lease);
+    const rows = this.rows;
+    let at = scope.rows.get(part);
+    if (at === undefined) {
+      at = rows.alloc();
+      scope.rows.set(part, at);
     }
+    const d = rows.data;
+    if (d[at + LEASED] !== 0) return this.takeLeased(rows.leaseAt(at)!, now, max);
+    // A light key: its row is all it has (key-rows.ts), while its free operations last.
+    if (d[at + MAX] !== max) {
+      d[at + MAX] = max;
+      d[at + FREE_CAP] = this.freeOps ? freeAllowance(leaseCap(max)) : 0;
+    }
+    d[at + LAST_USED] = now;
+    const usedUp = rows.takeFree(at, now, this.windowMs);
+    if (usedUp === false) return true;
+    const lease = new Lease(scope.key.text(part), rows, at, now);
+    lease.retune(max, now, this.freeOps);
+    rows.setLease(at, lease);
+    if (usedUp === undefined) return this.takeLeased(lease, now, max);
+    // A key that used its whole allowance is not light: its lease is reserved now, ahead of need.
+    this.prefetch(lease, now);
+    return true;
+  }
+
+  private takeLeased(lease: Lease, now: number, max: number): boolean | Promise<boolean> {
+    const rows = this.rows;
     if (lease.max !== max) lease.retune(max, now, this.freeOps);
-    lease.lastUsedAt = now;
+    rows.data[lease.at + LAST_USED] = now;
     if (lease.spend(now)) {
-      lease.count(now, this.windowMs);
-      this.prefetch(key, lease, now);
+      rows.count(lease.at, now, this.windowMs);
+      this.prefetch(lease, now);
       return true;
     }
     if (now < lease.deniedUntil) return false;
-    const usedUp = lease.takeFree(now, this.windowMs);
+    const usedUp = rows.takeFree(lease.at, now, this.windowMs);
     if (usedUp !== undefined) {
-      // A key that used its whole allowance is not light: its lease is reserved now, ahead of need.
-      if (usedUp) this.prefetch(key, lease, now);
+      lease.spent++;
+      if (usedUp) this.prefetch(lease, now);
       return true;
     }
     if (lease.cap > 1 && lease.pending === undefined && lease.waiting === 0 && now - lease.lastDebtAt >= this.windowMs) {
-      this.admitOnDebt(key, lease, now);
+      this.admitOnDebt(lease, now);
       return true;
     }
-    return this.wait(key, lease);
+    return this.wait(lease);
   }
 
-  /** Tokens the instance holds unspent for `key` (for tests and the bound's checks). */
+  /** Tokens the instance holds unspent for the store key `key` (for tests and the bound's checks). */
   held(key: string): number {
-    return this.leases.get(key)?.tokens(this.clock()) ?? 0;
+    return this.leaseOf(key)?.tokens(this.clock()) ?? 0;
   }
 
-  /** Operations admitted for `key` whose reservation has not come back yet (for tests). */
+  /** Operations admitted for the store key `key` whose reservation has not come back yet (for tests). */
   debt(key: string): number {
-    return this.leases.get(key)?.debt ?? 0;
+    return this.leaseOf(key)?.debt ?? 0;
   }
 
   /** Keys the instance keeps state for (idle ones are forgotten after a window; for tests). */
   get tracked(): number {
-    return this.leases.size;
+    return this.rows.size;
+  }
+
+  private leaseOf(key: string): Lease | undefined {
+    const at = this.raw.rows.get(key);
+    return at === undefined ? undefined : this.rows.leaseAt(at);
   }
 
   /** Sends what is still queued (debts already admitted are counted in the store), then closes the store. */
@@ -317,19 +342,19 @@ export class RateLeases {
    * The key's first operation in a window (see the header): admitted now, reserved in the
    * background with a lease for the ones that follow.
    */
-  private admitOnDebt(key: string, lease: Lease, now: number): void {
+  private admitOnDebt(lease: Lease, now: number): void {
     lease.debt = 1;
     lease.lastDebtAt = now;
-    lease.count(now, this.windowMs);
+    this.rows.count(lease.at, now, this.windowMs);
     this.adapt(lease, now);
     this.sizeForReturn(lease);
     lease.spent++;
-    lease.pending = this.refill(key, lease, lease.size, now, false);
+    lease.pending = this.refill(lease, lease.size, now, false);
     // A failed reservation is seen by the key's next request that needs one, which tries again.
     lease.pending.catch(() => undefined);
   }
 
-  private async wait(key: string, lease: Lease): Promise<boolean> {
+  private async wait(lease: Lease): Promise<boolean> {
     lease.waiting++;
     try {
       for (;;) {
@@ -338,12 +363,12 @@ export class RateLeases {
           this.adapt(lease, now);
           // Exact keys reserve one token per waiting request, all spent as soon as they arrive.
           const want = Math.max(lease.size - lease.tokens(now), lease.waiting);
-          lease.pending = this.refill(key, lease, want, now, true);
+          lease.pending = this.refill(lease, want, now, true);
         } else if (lease.queued !== undefined) this.hurry(lease.queued);
         await lease.pending;
         const now = this.clock();
         if (lease.spend(now)) {
-          lease.count(now, this.windowMs);
+          this.rows.count(lease.at, now, this.windowMs);
           return true;
         }
         if (now < lease.deniedUntil) return false;
@@ -355,7 +380,7 @@ export class RateLeases {
   }
 
   /** Tops the lease up ahead of need when three quarters are spent, so requests do not wait for the store. */
-  private prefetch(key: string, lease: Lease, now: number): void {
+  private prefetch(lease: Lease, now: number): void {
     if (lease.cap <= 1 || lease.pending !== undefined || now < lease.deniedUntil) return;
     const tokens = lease.tokens(now);
     if (tokens > Math.max(1, Math.floor(lease.size / 4))) return;
@@ -363,7 +388,7 @@ export class RateLeases {
     const want = lease.size - tokens;
     if (want <= 0) return;
     // A failed prefetch is seen by the next request that needs a refill, which tries again.
-    lease.pending = this.refill(key, lease, want, now, false);
+    lease.pending = this.refill(lease, want, now, false);
     lease.pending.catch(() => undefined);
   }
 
@@ -399,17 +424,18 @@ export class RateLeases {
    * prefetch threshold is not reached within a burst of the same size.
    */
   private sizeForReturn(lease: Lease): void {
-    if (lease.cap <= 1 || lease.previousPeriodOps === 0) return;
-    lease.size = Math.min(lease.hold, Math.max(lease.size, Math.ceil(lease.previousPeriodOps * 1.5)));
+    const previous = this.rows.data[lease.at + PREVIOUS_OPS]!;
+    if (lease.cap <= 1 || previous === 0) return;
+    lease.size = Math.min(lease.hold, Math.max(lease.size, Math.ceil(previous * 1.5)));
   }
 
   /** Reserves `tokens` for the lease, plus its debt; the grant pays the debt first. */
-  private refill(key: string, lease: Lease, tokens: number, sentAt: number, urgent: boolean): Promise<void> {
+  private refill(lease: Lease, tokens: number, sentAt: number, urgent: boolean): Promise<void> {
     const max = lease.max;
     const debt = lease.debt;
     const want = tokens + debt;
     return new Promise<Grant>((resolve, reject) => {
-      const queued: Queued = { key, want, max, urgent, resolve, reject };
+      const queued: Queued = { key: lease.key, want, max, urgent, resolve, reject };
       lease.queued = queued;
       this.queue.push(queued);
       this.schedule(urgent);
@@ -506,9 +532,14 @@ export class RateLeases {
    */
   private sweep(): void {
     const now = this.clock();
-    for (const [key, lease] of this.leases) {
-      if (lease.pending === undefined && lease.waiting === 0 && lease.tokens(now) === 0 && now >= lease.deniedUntil && now - lease.lastUsedAt > this.windowMs) {
-        this.leases.delete(key);
+    const rows = this.rows;
+    for (const scope of [this.raw, ...this.scopes.values()]) {
+      for (const [part, at] of scope.rows) {
+        if (now - rows.data[at + LAST_USED]! <= this.windowMs) continue;
+        const lease = rows.leaseAt(at);
+        if (lease !== undefined && (lease.pending !== undefined || lease.waiting > 0 || lease.tokens(now) > 0 || now < lease.deniedUntil)) continue;
+        scope.rows.delete(part);
+        rows.release(at);
       }
     }
     // Best effort: a key left behind is only a row that the next sweep (of any instance) removes.

@@ -4,8 +4,8 @@
  * role and the unique values, since every engine instance counts under it in the shared store.
  */
 import { expect } from 'chai';
-import { counterKeyFor } from '../../../plugins/limits/rate/counter-key.js';
-import { makeSession } from '../../../core/auth/session.js';
+import { counterKeyFor, type CounterKey } from '../../../plugins/limits/rate/counter-key.js';
+import { makeSession, type Session } from '../../../core/auth/session.js';
 import type { UniqueParams } from '../../../plugins/metadata/api-limits/limits.js';
 
 /** The key as it was built before, per request (plugins/limits/rate/index.ts at 2eb29e9). */
@@ -33,7 +33,7 @@ describe('rate-limit counter keys', () => {
         for (const variables of VARIABLES) {
           for (const ip of ['10.0.0.1', '::1', '']) {
             const session = makeSession(role, variables);
-            expect(key(session, ip), `${role} ${JSON.stringify(unique)} ${JSON.stringify(variables)} ${ip}`).to.equal(referenceKey(role, unique, session.variables, ip));
+            expect(key.text(key.part(session, ip)), `${role} ${JSON.stringify(unique)} ${JSON.stringify(variables)} ${ip}`).to.equal(referenceKey(role, unique, session.variables, ip));
             checked++;
           }
         }
@@ -44,13 +44,28 @@ describe('rate-limit counter keys', () => {
 
   it('keep users, IPs and roles apart', () => {
     const perUser = counterKeyFor('user', ['x-svc-user-id']);
-    const a = perUser(makeSession('user', { 'x-svc-user-id': '1' }), '');
-    const b = perUser(makeSession('user', { 'x-svc-user-id': '2' }), '');
-    const none = perUser(makeSession('user', {}), '');
+    const keyOf = (k: CounterKey, session: Session, ip: string) => k.text(k.part(session, ip));
+    const a = keyOf(perUser, makeSession('user', { 'x-svc-user-id': '1' }), '');
+    const b = keyOf(perUser, makeSession('user', { 'x-svc-user-id': '2' }), '');
+    const none = keyOf(perUser, makeSession('user', {}), '');
     expect(new Set([a, b, none]).size).to.equal(3);
     expect(none).to.equal('svc:lease:["user",null]');
     const perIp = counterKeyFor('user', 'IP');
-    expect(perIp(makeSession('user', {}), '1.2.3.4')).to.equal('svc:lease:["user","ip","1.2.3.4"]');
-    expect(counterKeyFor('editor', null)(makeSession('editor', {}), '1.2.3.4')).to.equal('svc:lease:["editor"]');
+    expect(keyOf(perIp, makeSession('user', {}), '1.2.3.4')).to.equal('svc:lease:["user","ip","1.2.3.4"]');
+    expect(keyOf(counterKeyFor('editor', null), makeSession('editor', {}), '1.2.3.4')).to.equal('svc:lease:["editor"]');
+  });
+
+  it('give a request only its own part: the value itself for one variable, the IP, nothing for the role', () => {
+    const perUser = counterKeyFor('user', ['X-Svc-User-Id']);
+    expect(perUser.part(makeSession('user', { 'x-svc-user-id': '42' }), '1.2.3.4')).to.equal('42');
+    expect(perUser.part(makeSession('user', {}), '1.2.3.4')).to.equal(null);
+    expect(counterKeyFor('user', 'IP').part(makeSession('user', {}), '1.2.3.4')).to.equal('1.2.3.4');
+    expect(counterKeyFor('user', null).part(makeSession('user', {}), '1.2.3.4')).to.equal('');
+    // Scopes: one per role and limit, never shared by two limits whose parts mean different things.
+    const scopes = [counterKeyFor('user', null), counterKeyFor('user', 'IP'), perUser, counterKeyFor('user', ['x-svc-org-id']), counterKeyFor('user', ['x-svc-user-id', 'x-svc-org-id']), counterKeyFor('admin2', 'IP')].map((k) => k.scope);
+    expect(new Set(scopes).size).to.equal(scopes.length);
+    expect(counterKeyFor('user', ['x-svc-user-id']).scope).to.equal(perUser.scope);
+    // No variables listed is the role's own key, counted with it.
+    expect(counterKeyFor('user', []).scope).to.equal(counterKeyFor('user', null).scope);
   });
 });

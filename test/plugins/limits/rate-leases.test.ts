@@ -13,6 +13,8 @@ import { PgRateStore } from '../../../plugins/limits/rate/pg-store.js';
 import { RedisRateStore } from '../../../plugins/limits/rate/redis-store.js';
 import type { RateStore } from '../../../plugins/limits/rate/store.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
+import { counterKeyFor } from '../../../plugins/limits/rate/counter-key.js';
+import { makeSession } from '../../../core/auth/session.js';
 import { busiestWindow, CountingStore, freshKey, sleep, waitUntil } from './rate-helpers.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379/0';
@@ -176,6 +178,31 @@ describe('rate-limit token leases', function () {
         await sleep(windowMs + 20 - (performance.now() - startedAt));
         for (let i = 0; i < allowance - 1; i++) expect(a.take(light, max)).to.equal(true);
         expect(store.calls).to.equal(1);
+      });
+
+      it("counts a scope's keys by their part alone, and reserves them under the store key every instance builds", async () => {
+        const reserved: string[] = [];
+        const store = new (class extends CountingStore {
+          override reserve(requests: Parameters<RateStore['reserve']>[0], windowMs: number) {
+            reserved.push(...requests.map((r) => r.key));
+            return super.reserve(requests, windowMs);
+          }
+        })(open());
+        const a = leases(store, 60_000);
+        const role = freshKey();
+        const key = counterKeyFor(role, ['x-svc-user-id']);
+        const scope = a.scope(key);
+        // The same limit in the next snapshot (its counter key built again) counts in the same scope.
+        expect(a.scope(counterKeyFor(role, ['X-Svc-User-Id']))).to.equal(scope);
+        expect(a.scope(counterKeyFor(role, 'IP'))).to.not.equal(scope);
+        const max = 2000;
+        const part = (user: string) => key.part(makeSession(role, { 'x-svc-user-id': user }), '10.0.0.1');
+        for (let i = 0; i < freeAllowance(leaseCap(max)); i++) expect(a.takeIn(scope, part('alice "a"'), max)).to.equal(true);
+        expect(a.takeIn(scope, part('bob'), max)).to.equal(true);
+        expect(a.tracked).to.equal(2);
+        // Alice used her allowance up: her lease is reserved under the full key text; Bob is still light.
+        await waitUntil(() => store.calls === 1);
+        expect(reserved).to.deep.equal([`svc:lease:${JSON.stringify([role, 'alice "a"'])}`]);
       });
 
       it('a lowered limit cuts the lease at once: 1000 then 5 a window is exact again', async () => {
