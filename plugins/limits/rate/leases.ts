@@ -20,11 +20,12 @@
  *   say it (key-rows.ts: one cache line per key, no object; a light key has nothing else). A key
  *   that uses its whole allowance gets a lease object, reserved at once in the background, so its
  *   next operations spend tokens.
- * - *Debt.* A leased key (cap ≥ 2) that holds no token, has no reservation out and no free
- *   operation left is admitted at once, at most once per window: its reservation (the debt plus a
- *   lease) goes to the store in the background, and the first tokens it brings pay the debt. A
- *   refused debt is forgiven (the operation already ran), and the key is refused until its window
- *   frees. (A key seen again within a window of its last debt, its tokens expired and its free
+ * - *Debt.* A leased key (cap ≥ 2) that holds no token and no free operation left, with no
+ *   request waiting, is admitted at once, at most once per window: with no reservation out, its
+ *   reservation (the debt plus a lease) goes to the store in the background; with one out (the
+ *   prefetch a key sends when its allowance runs out, or when its lease runs low), that one pays
+ *   it. The first tokens back pay the debt. A refused debt is forgiven (the operation already
+ *   ran), and the key is refused until its window frees. (A key seen again within a window of its last debt, its tokens expired and its free
  *   operations spent, waits for a reservation.)
  * - *Leases.* Leased keys hold at most cap − 1 − twice the allowance (held and in flight), so that in
  *   any span an instance's uncovered operations (tokens held or in flight when the span began, free
@@ -299,8 +300,9 @@ export class RateLeases {
       if (usedUp) this.prefetch(lease, now);
       return true;
     }
-    if (lease.cap > 1 && lease.pending === undefined && lease.waiting === 0 && now - lease.lastDebtAt >= this.windowMs) {
-      this.admitOnDebt(lease, now);
+    if (lease.cap > 1 && lease.waiting === 0 && lease.debt === 0 && now - lease.lastDebtAt >= this.windowMs) {
+      if (lease.pending === undefined) this.admitOnDebt(lease, now);
+      else this.owe(lease, now);
       return true;
     }
     return this.wait(lease);
@@ -352,6 +354,18 @@ export class RateLeases {
     lease.pending = this.refill(lease, lease.size, now, false);
     // A failed reservation is seen by the key's next request that needs one, which tries again.
     lease.pending.catch(() => undefined);
+  }
+
+  /**
+   * An operation admitted on debt while a reservation is out, which pays it when it comes back
+   * (see the header): the first operation after a key's free ones runs without waiting for the
+   * lease their end sent for.
+   */
+  private owe(lease: Lease, now: number): void {
+    lease.debt = 1;
+    lease.lastDebtAt = now;
+    this.rows.count(lease.at, now, this.windowMs);
+    lease.spent++;
   }
 
   private async wait(lease: Lease): Promise<boolean> {
@@ -441,11 +455,14 @@ export class RateLeases {
       this.schedule(urgent);
     })
       .then((grant) => {
-        // Paid, or forgiven when the store refused it: the operation already ran, and the key is now refused until a token frees.
-        lease.debt = Math.max(0, lease.debt - debt);
+        // Paid, or forgiven when the store refused it: the operation already ran, and the key is
+        // now refused until a token frees. Owed is the debt this was sent with, or one admitted
+        // while it was out.
+        const owed = lease.debt;
+        lease.debt = 0;
         // The limit changed while this was at the store: what it reserved under the old value is dropped.
         if (lease.max !== max) return;
-        const left = grant.granted - debt;
+        const left = grant.granted - owed;
         // Timed from when the request was queued, so the tokens expire before their reservation does.
         if (left > 0) {
           if (lease.batches === NO_BATCHES) lease.batches = [];

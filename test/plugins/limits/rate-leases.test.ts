@@ -180,6 +180,24 @@ describe('rate-limit token leases', function () {
         expect(store.calls).to.equal(1);
       });
 
+      it("admits the operation after a key's free ones at once, on debt the lease their end reserved pays", async () => {
+        const store = new CountingStore(open());
+        const a = leases(store, 60_000);
+        const key = freshKey();
+        const max = 2000;
+        for (let i = 0; i < freeAllowance(leaseCap(max)); i++) expect(a.take(key, max)).to.equal(true);
+        // No token is back yet (the reservation has not even left): the ninth runs on debt, not after a round trip.
+        expect(a.take(key, max)).to.equal(true);
+        expect(a.debt(key)).to.equal(1);
+        // One debt a window: the tenth waits for the lease, which pays the debt first.
+        const tenth = a.take(key, max);
+        expect(tenth).to.be.instanceOf(Promise);
+        expect(await tenth).to.equal(true);
+        expect(a.debt(key)).to.equal(0);
+        expect(store.calls).to.equal(1);
+        expect(a.held(key)).to.equal(store.granted - 2);
+      });
+
       it("counts a scope's keys by their part alone, and reserves them under the store key every instance builds", async () => {
         const reserved: string[] = [];
         const store = new (class extends CountingStore {
