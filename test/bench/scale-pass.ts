@@ -71,6 +71,11 @@ export interface ScalePass {
   /** Live heap after a full GC: what the snapshot and the built role schemas really hold. */
   heapAfterReplaceMb: number;
   heapRolesWarmMb: number;
+  /**
+   * RSS right after that full GC: what the engine holds with every role warm. The RSS before it
+   * is the peak the builds and introspection answers left, which V8 keeps until a major GC runs.
+   */
+  rssRolesWarmAfterGcMb: number;
   roleTimings: RoleTiming[];
   incremental: IncrementalTiming[];
   catalogPlan: CatalogPlan | null;
@@ -157,8 +162,12 @@ export async function runScalePass(o: ScalePassOptions): Promise<ScalePass> {
       roleTimings.push({ role: roleName(r), introspection: introspectionTimes.get(r)!, firstQuery, secondQuery });
     }
     const rssRolesWarmMb = rssMb(engine.pid);
-    const heapRolesWarmMb = (await liveHeap(inspector)).heapUsedMb;
-    o.log(`${o.profile}: roles warm, RSS ${rssRolesWarmMb.toFixed(0)} MB (after replace ${rssAfterReplaceMb.toFixed(0)} MB); live heap ${heapRolesWarmMb.toFixed(0)} MB (after replace ${heapAfterReplaceMb.toFixed(0)} MB)`);
+    const warm = await liveHeap(inspector);
+    const heapRolesWarmMb = warm.heapUsedMb;
+    const rssRolesWarmAfterGcMb = warm.rssMb;
+    o.log(
+      `${o.profile}: roles warm, RSS ${rssRolesWarmMb.toFixed(0)} MB, ${rssRolesWarmAfterGcMb.toFixed(0)} MB after a full GC (after replace ${rssAfterReplaceMb.toFixed(0)} MB); live heap ${heapRolesWarmMb.toFixed(0)} MB (after replace ${heapAfterReplaceMb.toFixed(0)} MB)`,
+    );
 
     const incremental: IncrementalTiming[] = [];
     for (let k = 1; k <= (o.quick ? 1 : 3); k++) {
@@ -196,6 +205,7 @@ export async function runScalePass(o: ScalePassOptions): Promise<ScalePass> {
       rssRolesWarmMb,
       heapAfterReplaceMb,
       heapRolesWarmMb,
+      rssRolesWarmAfterGcMb,
       roleTimings,
       incremental,
       catalogPlan,

@@ -50,6 +50,7 @@ describe('bench:scale --quick (smoke)', function () {
     // Building every role's schema cannot shrink the process, and an engine is not a few MB.
     expect(pass.rssAfterReplaceMb).to.be.greaterThan(30);
     expect(pass.rssRolesWarmMb).to.be.at.least(pass.rssAfterReplaceMb * 0.9);
+    expect(pass.rssRolesWarmAfterGcMb).to.be.greaterThan(30);
     expect(pass.catalogPlan!.totalCost).to.be.greaterThan(0);
     expect(readFileSync(join(out, md), 'utf8')).to.include('| replace_metadata |');
   });
