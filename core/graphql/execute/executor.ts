@@ -40,6 +40,7 @@ import { runMutationSteps } from './mutation.js';
 import { requireSessionVariables } from '../plan/session-variables.js';
 import type { MetricsRegistry } from '../../metrics/registry.js';
 import { tracing } from '../../tracing/tracing.js';
+import { introspectionAnswers, introspectionKey, type IntrospectionAnswers, type IntrospectionTexts } from './introspection-answers.js';
 
 /** Where a request came from, for API limits and the allow-list (`onRequestLimit`). */
 export interface ExecutionMeta {
@@ -86,6 +87,11 @@ export class GraphQLExecutor {
     private readonly flavour?: SchemaFlavour,
   ) {
     this.prepared = new PlanCache(config.queryPlanCacheSize);
+  }
+
+  /** The introspection answers this executor keeps (shared by every executor of the process). */
+  get introspectionAnswers(): IntrospectionAnswers {
+    return introspectionAnswers;
   }
 
   /** Runs one request; returns the response body as JSON text. Throws EngineError for request errors. */
@@ -337,16 +343,23 @@ export class GraphQLExecutor {
     prepared: PreparedOperation,
     compiled: CompiledOperation,
     request: GraphQLRequest,
-  ): Promise<Record<string, unknown> | null> {
+  ): Promise<IntrospectionTexts | null> {
     if (!compiled.introspection) return null;
+    const schema = prepared.roleSchema.schema;
+    const key = introspectionKey(compiled.introspection, request.variables);
+    const kept = introspectionAnswers.get(schema, key);
+    if (kept !== undefined) return kept;
     const result = await execute({
-      schema: prepared.roleSchema.schema,
+      schema,
       document: compiled.introspection,
       variableValues: request.variables,
       rootValue: {},
     });
     if (result.errors?.length) throw new EngineError('validation-failed', result.errors[0]!.message, { path: '$' });
-    return (result.data ?? {}) as Record<string, unknown>;
+    const texts: Record<string, string> = {};
+    for (const [field, value] of Object.entries(result.data ?? {})) texts[field] = JSON.stringify(value ?? null);
+    introspectionAnswers.set(schema, key, texts);
+    return texts;
   }
 
   /** The `data` object's text: at once when no step waits, else a promise of it. */
@@ -355,7 +368,7 @@ export class GraphQLExecutor {
     variables: Record<string, unknown>,
     session: Session,
     sessionJson: string,
-    introspection: Record<string, unknown> | null,
+    introspection: IntrospectionTexts | null,
     mutated: ReadonlyMap<RootStep, string>,
     remote: ReadonlyMap<RootStep, Promise<string>>,
     external: ExternalContext,
@@ -394,7 +407,7 @@ export class GraphQLExecutor {
     variables: Record<string, unknown>,
     session: Session,
     sessionJson: string,
-    introspection: Record<string, unknown> | null,
+    introspection: IntrospectionTexts | null,
     mutated: ReadonlyMap<RootStep, string>,
     remote: ReadonlyMap<RootStep, Promise<string>>,
     external: ExternalContext,
@@ -404,7 +417,7 @@ export class GraphQLExecutor {
       case 'typename':
         return JSON.stringify(step.value);
       case 'introspection':
-        return JSON.stringify(introspection?.[step.key] ?? null);
+        return introspection?.[step.key] ?? 'null';
       case 'namespace':
         return this.runSteps(step.steps, variables, session, sessionJson, introspection, mutated, remote, external, run);
       case 'mutation':
