@@ -23,7 +23,7 @@ import {
   type UpdateIR,
   returningSelect,
 } from '../../../../core/sdk/index.js';
-import { andSql, boolExpSql } from './bool-exp.js';
+import { andSql, conditionSql } from './bool-exp.js';
 import { CompileContext } from './context.js';
 import { checkName, quoteIdent, quoteTable } from './quote.js';
 import { affectedRowsSql } from './select.js';
@@ -88,10 +88,6 @@ const notSupported = (what: string): never => {
   throw new EngineError('not-supported', `the MariaDB kind does not support ${what}`);
 };
 
-function cond(ctx: CompileContext, e: BoolExpIR | null, alias: string): Marked {
-  return e === null ? 'TRUE' : boolExpSql(ctx, e, { cur: alias, root: alias });
-}
-
 function returnPlan(ctx: CompileContext, table: TableRef, ret: MutationReturnIR): ReturnPlan {
   const selects = new Map<string, Marked>();
   const add = (key: string, fields: FieldIR[]): void => {
@@ -120,7 +116,7 @@ function insertPlan(ctx: CompileContext, ins: InsertIR): InsertPlan {
     // EXCLUDED.<column>: the proposed row's value, bound per row at run time (`{excluded:c}`).
     const set = oc.updateColumns.map((c) => `${a}.${quoteIdent(c)} = \u0002${checkName(c)}\u0002`);
     for (const p of oc.presets) set.push(`${a}.${quoteIdent(p.column)} = ${valueSql(ctx, p.value)}`);
-    onConflict = { constraint: oc.constraint, set, where: cond(ctx, oc.where, a), alias: a };
+    onConflict = { constraint: oc.constraint, set, where: conditionSql(ctx, oc.where, a), alias: a };
   }
   const checkAlias = ctx.alias();
   return {
@@ -134,7 +130,7 @@ function insertPlan(ctx: CompileContext, ins: InsertIR): InsertPlan {
 }
 
 function checkSql(ctx: CompileContext, table: TableRef, check: BoolExpIR, a: string): Marked {
-  return `SELECT 1 AS failed FROM ${quoteTable(table)} AS ${a} WHERE ${ctx.slots.mark({ kind: 'affected', alias: a })} AND NOT (${cond(ctx, check, a)}) LIMIT 1`;
+  return `SELECT 1 AS failed FROM ${quoteTable(table)} AS ${a} WHERE ${ctx.slots.mark({ kind: 'affected', alias: a })} AND NOT (${conditionSql(ctx, check, a)}) LIMIT 1`;
 }
 
 function updatePlan(ctx: CompileContext, u: UpdateIR): TablePlan {
@@ -163,7 +159,7 @@ function updatePlan(ctx: CompileContext, u: UpdateIR): TablePlan {
     kind: 'update',
     table: u.table,
     alias: a,
-    target: andSql([cond(ctx, u.permissionFilter, a), cond(ctx, u.where, a)]),
+    target: andSql([conditionSql(ctx, u.permissionFilter, a), conditionSql(ctx, u.where, a)]),
     set,
     setColumns: u.ops.map((o) => o.column),
     check: u.check === null ? null : checkSql(ctx, u.table, u.check, ctx.alias()),
@@ -189,7 +185,7 @@ export function compileMutation(ir: MutationIR, options: CompileOptions): MariaC
       const a = ctx.alias();
       program = {
         kind: 'one',
-        write: { kind: 'delete', table: ir.delete.table, alias: a, target: andSql([cond(ctx, ir.delete.permissionFilter, a), cond(ctx, ir.delete.where, a)]) },
+        write: { kind: 'delete', table: ir.delete.table, alias: a, target: andSql([conditionSql(ctx, ir.delete.permissionFilter, a), conditionSql(ctx, ir.delete.where, a)]) },
         ret: returnPlan(ctx, ir.delete.table, ir.returning),
       };
       break;

@@ -25,18 +25,13 @@ import {
   type SelectIR,
   type TableRef,
   type TypedValueIR,
-  type BoolExpIR,
+  type JoinSpec,
 } from '../../../../core/sdk/index.js';
-import { andSql, boolExpSql, joinSql } from './bool-exp.js';
+import { andSql, boolExpSql, joinSql, rowsFilter } from './bool-exp.js';
 import type { CompileContext } from './context.js';
 import { nameLiteral, quoteIdent, quoteTable } from './quote.js';
 import { isBigNumberType, timestampJsonSql } from './values.js';
 import type { PagingBound } from './template.js';
-
-export interface JoinSpec {
-  parent: string;
-  mapping: Array<[string, string]>;
-}
 
 const notSupported = (what: string): never => {
   throw new EngineError('not-supported', `the MariaDB kind does not support ${what}`);
@@ -92,15 +87,6 @@ export function rowSql(ctx: CompileContext, fields: FieldIR[], table: string): s
 function checkSelect(sel: SelectFromIR): void {
   if (sel.function) notSupported('functions');
   if (sel.distinctOn.length > 0) notSupported('distinct_on');
-}
-
-function whereSql(ctx: CompileContext, sel: SelectFromIR, alias: string, join: JoinSpec | null, extra: BoolExpIR | null = null): string {
-  return andSql([
-    join === null ? 'TRUE' : joinSql(join.mapping, join.parent, alias),
-    sel.permissionFilter === null ? 'TRUE' : boolExpSql(ctx, sel.permissionFilter, { cur: alias, root: alias }),
-    sel.where === null ? 'TRUE' : boolExpSql(ctx, sel.where, { cur: alias, root: alias }),
-    extra === null ? 'TRUE' : boolExpSql(ctx, extra, { cur: alias, root: alias }),
-  ]);
 }
 
 export function orderExprSql(ctx: CompileContext, e: OrderExprIR, table: string): string {
@@ -196,7 +182,7 @@ function nestedSelect(ctx: CompileContext, sel: SelectIR, join: JoinSpec, shape:
   checkSelect(sel);
   const a = ctx.alias();
   const row = rowSql(ctx, sel.fields, a);
-  const where = whereSql(ctx, sel, a, join);
+  const where = rowsFilter(ctx, sel, a, join);
   const order = orderSql(ctx, sel.orderBy, a, sel.from);
   const from = `FROM ${quoteTable(sel.from)} AS ${a} WHERE ${where}`;
   if (shape === 'object') return `(SELECT ${row} ${from}${order ? ` ORDER BY ${order}` : ''} LIMIT 1)`;
@@ -213,7 +199,7 @@ interface RootRows {
 
 function rootRows(ctx: CompileContext, sel: SelectFromIR, a: string, single: boolean): RootRows {
   checkSelect(sel);
-  const where = whereSql(ctx, sel, a, null);
+  const where = rowsFilter(ctx, sel, a, null);
   const hasLimit = single || sel.limit !== null || sel.permissionLimit !== null;
   const paged = hasLimit || sel.offset !== null;
   const table = `${quoteTable(sel.from)} AS ${a}`;
@@ -318,7 +304,7 @@ function nestedAggregate(ctx: CompileContext, agg: AggregateSelectIR, join: Join
   const a = ctx.alias();
   const paged = agg.limit !== null || agg.offset !== null || agg.permissionLimit !== null;
   if (paged && agg.fields.some((f) => f.kind === 'aggregate')) return pagedNestedAggregate(ctx, agg, join);
-  const where = whereSql(ctx, agg, a, join);
+  const where = rowsFilter(ctx, agg, a, join);
   const order = orderSql(ctx, agg.orderBy, a, agg.from);
   return `(SELECT ${aggregateFields(ctx, agg, a, order, true)} FROM ${quoteTable(agg.from)} AS ${a} WHERE ${where})`;
 }
@@ -327,7 +313,7 @@ function nestedAggregate(ctx: CompileContext, agg: AggregateSelectIR, join: Join
 export function affectedRowsSql(ctx: CompileContext, sel: SelectIR): string {
   const a = ctx.alias();
   const row = rowSql(ctx, sel.fields, a);
-  const where = andSql([ctx.slots.mark({ kind: 'affected', alias: a }), whereSql(ctx, sel, a, null)]);
+  const where = andSql([ctx.slots.mark({ kind: 'affected', alias: a }), rowsFilter(ctx, sel, a, null)]);
   return `SELECT COALESCE(JSON_ARRAYAGG(${row}), '[]') AS root FROM ${quoteTable(sel.from)} AS ${a} WHERE ${where}`;
 }
 
@@ -359,7 +345,7 @@ function pagedNestedAggregate(ctx: CompileContext, agg: AggregateSelectIR, join:
   const names = [...columns.keys()];
   const a = ctx.alias();
   const values = `JSON_ARRAY(${names.map((c) => `${a}.${quoteIdent(c)}`).join(', ')})`;
-  const rows = `(SELECT ${arrayAggSql(ctx, agg, values, orderSql(ctx, agg.orderBy, a, agg.from))} FROM ${quoteTable(agg.from)} AS ${a} WHERE ${whereSql(ctx, agg, a, join)})`;
+  const rows = `(SELECT ${arrayAggSql(ctx, agg, values, orderSql(ctx, agg.orderBy, a, agg.from))} FROM ${quoteTable(agg.from)} AS ${a} WHERE ${rowsFilter(ctx, agg, a, join)})`;
   const defs = [`${quoteIdent('__svc_row')} FOR ORDINALITY`, ...names.map((c, i) => `${quoteIdent(c)} ${readBackType(columns.get(c)!)} PATH '$[${i}]'`)];
   const j = ctx.alias();
   const pairs: Array<[string, string]> = [];
@@ -369,7 +355,7 @@ function pagedNestedAggregate(ctx: CompileContext, agg: AggregateSelectIR, join:
     else {
       const n = ctx.alias();
       const row = rowSql(ctx, f.fields, n);
-      pairs.push([f.alias, `(SELECT ${arrayAggSql(ctx, agg, row, orderSql(ctx, agg.orderBy, n, agg.from))} FROM ${quoteTable(agg.from)} AS ${n} WHERE ${whereSql(ctx, agg, n, join)})`]);
+      pairs.push([f.alias, `(SELECT ${arrayAggSql(ctx, agg, row, orderSql(ctx, agg.orderBy, n, agg.from))} FROM ${quoteTable(agg.from)} AS ${n} WHERE ${rowsFilter(ctx, agg, n, join)})`]);
     }
   }
   return `(SELECT ${jsonObject(pairs)} FROM JSON_TABLE(${rows}, '$[*]' COLUMNS (${defs.join(', ')})) AS ${j})`;

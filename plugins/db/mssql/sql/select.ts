@@ -20,7 +20,7 @@ import {
   type AggregateFn,
   type AggregateOpIR,
   type AggregateSelectIR,
-  type BoolExpIR,
+  type JoinSpec,
   EngineError,
   errors,
   type FieldIR,
@@ -31,16 +31,11 @@ import {
   type TableRef,
   type TypedValueIR,
 } from '../../../../core/sdk/index.js';
-import { andSql, boolExpSql, joinSql, TRUE } from './bool-exp.js';
+import { andSql, boolExpSql, joinSql, rowsFilter, TRUE } from './bool-exp.js';
 import type { CompileContext } from './context.js';
 import { jsonKey, nameLiteral, quoteIdent, quoteTable } from './quote.js';
 import { NO_LIMIT } from './template.js';
 import { isBigNumberType, isIntegerType } from './values.js';
-
-export interface JoinSpec {
-  parent: string;
-  mapping: Array<[string, string]>;
-}
 
 const notSupported = (what: string): never => {
   throw new EngineError('not-supported', `the SQL Server kind does not support ${what}`);
@@ -137,15 +132,6 @@ export function rowParts(ctx: CompileContext, fields: FieldIR[], table: string):
 function checkSelect(sel: SelectFromIR): void {
   if (sel.function) notSupported('functions');
   if (sel.distinctOn.length > 0) notSupported('distinct_on');
-}
-
-function whereSql(ctx: CompileContext, sel: SelectFromIR, alias: string, join: JoinSpec | null, extra: BoolExpIR | null = null): string {
-  return andSql([
-    join === null ? TRUE : joinSql(join.mapping, join.parent, alias),
-    sel.permissionFilter === null ? TRUE : boolExpSql(ctx, sel.permissionFilter, { cur: alias, root: alias }),
-    sel.where === null ? TRUE : boolExpSql(ctx, sel.where, { cur: alias, root: alias }),
-    extra === null ? TRUE : boolExpSql(ctx, extra, { cur: alias, root: alias }),
-  ]);
 }
 
 const AGGREGATE_FUNCTIONS: Readonly<Record<AggregateFn, string>> = {
@@ -259,7 +245,7 @@ interface LevelRows {
  */
 function levelRows(ctx: CompileContext, sel: SelectFromIR, a: string, join: JoinSpec | null, single: boolean): LevelRows {
   checkSelect(sel);
-  const where = whereSql(ctx, sel, a, join);
+  const where = rowsFilter(ctx, sel, a, join);
   const paged = single || sel.limit !== null || sel.permissionLimit !== null || sel.offset !== null;
   const table = `${quoteTable(sel.from)} AS ${a}`;
   if (!paged) return { from: table, where, order: orderSql(ctx, sel.orderBy, a, sel.from) };
@@ -371,6 +357,6 @@ export function rootAggregateSql(ctx: CompileContext, agg: AggregateSelectIR): s
 export function affectedRowsSql(ctx: CompileContext, sel: SelectIR): string {
   const a = ctx.alias();
   const parts = rowParts(ctx, sel.fields, a);
-  const where = andSql([ctx.slots.mark({ kind: 'affected', alias: a }), whereSql(ctx, sel, a, null)]);
+  const where = andSql([ctx.slots.mark({ kind: 'affected', alias: a }), rowsFilter(ctx, sel, a, null)]);
   return `SELECT ${levelSql(parts, { from: `${quoteTable(sel.from)} AS ${a}`, where, order: '' }, 'list')} AS [root]`;
 }
