@@ -155,6 +155,8 @@ export { SqlCompileContext, graphqlName } from './sql/context.js';
 export type { NotNullColumn } from './sql/context.js';
 export { BoolExpSql, COMPARISON_OPERATORS } from './sql/bool-exp.js';
 export type { AnySqlContext, BoolExpDialect, JoinSpec, KindOperatorIR, Scope as SqlScope } from './sql/bool-exp.js';
+export { OrderSql } from './sql/order.js';
+export type { DerivedOrder, OrderDialect } from './sql/order.js';
 
 // ---- Query and mutation IR ------------------------------------------------------------------
 export type * from '../graphql/ir.js';

@@ -107,5 +107,5 @@ const dialect: BoolExpDialect<CompileContext> = {
   kindOperator: (_ctx, e) => notSupported(`the ${e.op} operator`),
 };
 
-const conditions = new BoolExpSql(dialect);
+export const conditions = new BoolExpSql(dialect);
 export const { and: andSql, join: joinSql, scalar: scalarSql, comparison: comparisonSql, expr: boolExpSql, over: conditionSql, rowsFilter } = conditions;

@@ -20,14 +20,13 @@ import {
   errors,
   type FieldIR,
   type OrderByIR,
-  type OrderExprIR,
   type SelectFromIR,
   type SelectIR,
-  type TableRef,
   type TypedValueIR,
   type JoinSpec,
+  OrderSql,
 } from '../../../../core/sdk/index.js';
-import { andSql, boolExpSql, joinSql, rowsFilter } from './bool-exp.js';
+import { andSql, conditions, rowsFilter } from './bool-exp.js';
 import type { CompileContext } from './context.js';
 import { nameLiteral, quoteIdent, quoteTable } from './quote.js';
 import { isBigNumberType, timestampJsonSql } from './values.js';
@@ -36,8 +35,6 @@ import type { PagingBound } from './template.js';
 const notSupported = (what: string): never => {
   throw new EngineError('not-supported', `the MariaDB kind does not support ${what}`);
 };
-
-const ORDER_KEY = '__svc_order_';
 
 /** A column's JSON value: booleans as JSON booleans, ISO timestamps, big numbers as text when asked to. */
 export function columnValueSql(ctx: CompileContext, table: string, name: string, type: string): string {
@@ -84,47 +81,23 @@ export function rowSql(ctx: CompileContext, fields: FieldIR[], table: string): s
   return jsonObject(pairs);
 }
 
-function checkSelect(sel: SelectFromIR): void {
-  if (sel.function) notSupported('functions');
-  if (sel.distinctOn.length > 0) notSupported('distinct_on');
-}
-
-export function orderExprSql(ctx: CompileContext, e: OrderExprIR, table: string): string {
-  switch (e.kind) {
-    case 'column':
-      return e.visibleWhen ? notSupported('inherited roles with hidden cells') : table + '.' + quoteIdent(e.name);
-    case 'computed':
-    case 'computedAggregate':
-      return notSupported('computed fields');
-    case 'objectRelationship': {
-      const a = ctx.alias();
-      const inner = orderExprSql(ctx, e.expr, a);
-      const where = andSql([joinSql(e.mapping, table, a), e.filter === null ? 'TRUE' : boolExpSql(ctx, e.filter, { cur: a, root: a })]);
-      return `(SELECT ${inner} FROM ${quoteTable(e.target)} AS ${a} WHERE ${where} LIMIT 1)`;
-    }
-    case 'arrayAggregate': {
-      const a = ctx.alias();
-      const where = andSql([joinSql(e.mapping, table, a), e.filter === null ? 'TRUE' : boolExpSql(ctx, e.filter, { cur: a, root: a })]);
-      let call: string;
-      if (e.fn === 'count') call = 'COUNT(*)';
-      else if (e.column === undefined) throw errors.unexpected(`order by ${e.fn} needs a column`);
-      else call = `${e.fn.toUpperCase()}(${a}.${quoteIdent(e.column.name)})`;
-      return `(SELECT ${call} FROM ${quoteTable(e.target)} AS ${a} WHERE ${where})`;
-    }
-  }
-}
-
 /** `ISNULL(k) <placement>, k <direction>` for one key; a key that cannot be NULL needs no placement. */
-function keySql(key: string, o: Pick<OrderByIR, 'direction' | 'nulls'>, nullable: boolean): string {
+function sortKey(key: string, o: Pick<OrderByIR, 'direction' | 'nulls'>, nullable: boolean): string {
   const dir = o.direction === 'desc' ? 'DESC' : 'ASC';
   return nullable ? `ISNULL(${key}) ${o.nulls === 'first' ? 'DESC' : 'ASC'}, ${key} ${dir}` : `${key} ${dir}`;
 }
 
-const nullableKey = (ctx: CompileContext, o: OrderByIR, from: TableRef): boolean => o.expr.kind !== 'column' || !ctx.notNull(from, o.expr.name);
-
-function orderSql(ctx: CompileContext, orderBy: OrderByIR[], table: string, from: TableRef): string {
-  return orderBy.map((o) => keySql(orderExprSql(ctx, o.expr, table), o, nullableKey(ctx, o, from))).join(', ');
-}
+const ordering = new OrderSql<CompileContext>({
+  quoteIdent,
+  quoteTable,
+  notSupported,
+  conditions,
+  sortKey,
+  firstRow: (value, from, where) => `(SELECT ${value} FROM ${from} WHERE ${where} LIMIT 1)`,
+  aggregateCall: (fn, column) => `${fn.toUpperCase()}(${column})`,
+  derivedSortsBy: 'name',
+});
+const { checkSelect, terms: orderSql } = ordering;
 
 /** A limit known now (the client's constant and the role's cap), or null for none. */
 function constLimit(limit: TypedValueIR | null, cap: number | null, what: string): number | null {
@@ -204,23 +177,7 @@ function rootRows(ctx: CompileContext, sel: SelectFromIR, a: string, single: boo
   const paged = hasLimit || sel.offset !== null;
   const table = `${quoteTable(sel.from)} AS ${a}`;
   if (!paged) return { from: ` FROM ${table}${where === 'TRUE' ? '' : ` WHERE ${where}`}`, order: orderSql(ctx, sel.orderBy, a, sel.from) };
-  // Keys that are not columns are computed once inside and read by name outside.
-  const extra: string[] = [];
-  const inner: string[] = [];
-  const outer: string[] = [];
-  sel.orderBy.forEach((o, i) => {
-    const key = orderExprSql(ctx, o.expr, a);
-    const nullable = nullableKey(ctx, o, sel.from);
-    if (o.expr.kind === 'column') {
-      inner.push(keySql(key, o, nullable));
-      outer.push(keySql(key, o, nullable));
-    } else {
-      const name = quoteIdent(ORDER_KEY + i);
-      extra.push(`${key} AS ${name}`);
-      inner.push(keySql(name, o, nullable));
-      outer.push(keySql(`${a}.${name}`, o, nullable));
-    }
-  });
+  const { extra, inner, outer } = ordering.derived(ctx, sel, a);
   let sql = `SELECT ${[`${a}.*`, ...extra].join(', ')} FROM ${table}`;
   if (where !== 'TRUE') sql += ` WHERE ${where}`;
   if (inner.length > 0) sql += ` ORDER BY ${inner.join(', ')}`;

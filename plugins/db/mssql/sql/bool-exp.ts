@@ -122,5 +122,5 @@ function kindOperator(ctx: CompileContext, e: KindOperatorIR, scope: SqlScope): 
 
 const dialect: BoolExpDialect<CompileContext> = { trueSql: TRUE, falseSql: FALSE, quoteIdent, quoteTable, notSupported, comparison, predicateAggregate, kindOperator };
 
-const conditions = new BoolExpSql(dialect);
+export const conditions = new BoolExpSql(dialect);
 export const { and: andSql, join: joinSql, scalar: scalarSql, comparison: comparisonSql, expr: boolExpSql, over: conditionSql, rowsFilter } = conditions;
