@@ -157,6 +157,8 @@ export { BoolExpSql, COMPARISON_OPERATORS } from './sql/bool-exp.js';
 export type { AnySqlContext, BoolExpDialect, JoinSpec, KindOperatorIR, Scope as SqlScope } from './sql/bool-exp.js';
 export { OrderSql } from './sql/order.js';
 export type { DerivedOrder, OrderDialect } from './sql/order.js';
+export { CompiledMutationProgram, planMutation } from './sql/mutation-plan.js';
+export type * from './sql/mutation-plan.js';
 
 // ---- Query and mutation IR ------------------------------------------------------------------
 export type * from '../graphql/ir.js';

@@ -6,7 +6,8 @@
 import { EngineError, type TableRef } from '../../../../core/sdk/index.js';
 import { duplicateKeyName, isDuplicateKey, mariaEngineError } from '../errors.js';
 import type { Queryable, Row } from '../pool.js';
-import type { InsertPlan, MariaCompiledMutation, Marked, ReturnPlan, TablePlan } from './mutation.js';
+import type { InsertPlan, Marked, ReturnPlan, TablePlan } from '../../../../core/sdk/index.js';
+import type { MariaCompiledMutation } from './mutation.js';
 import { quoteIdent, quoteTable } from './quote.js';
 import { bindSlots, type Slot } from './template.js';
 
