@@ -159,6 +159,8 @@ export { OrderSql } from './sql/order.js';
 export type { DerivedOrder, OrderDialect } from './sql/order.js';
 export { CompiledMutationProgram, planMutation } from './sql/mutation-plan.js';
 export type * from './sql/mutation-plan.js';
+export { MutationProgramRun } from './sql/mutation-run.js';
+export type { Affected, BoundSql, KeyRow, Row as SqlRow, TableKeys } from './sql/mutation-run.js';
 
 // ---- Query and mutation IR ------------------------------------------------------------------
 export type * from '../graphql/ir.js';

@@ -47,6 +47,7 @@ export interface RelationshipInsertPlan {
 }
 
 export type InsertPlan = Extract<TablePlan, { kind: 'insert' }>;
+export type UpdatePlan = Extract<TablePlan, { kind: 'update' }>;
 
 export interface OnConflictPlan {
   constraint: string | null;
