@@ -87,6 +87,36 @@ export function pagingValue(v: unknown, use: 'limit' | 'offset'): number | null 
 }
 
 /**
+ * A limit or offset parameter's value as PostgreSQL reads it: a null offset is none (0), a null
+ * limit no limit (the role's `cap`, if any, else `noLimit`, the dialect's largest row count), and
+ * a limit is capped by the role's.
+ */
+export function pagingParam(v: unknown, use: 'limit' | 'offset', cap: number | undefined, noLimit: number): number {
+  const n = pagingValue(v, use);
+  if (use === 'offset') return n ?? 0;
+  if (n === null) return cap ?? noLimit;
+  return cap === undefined ? n : Math.min(n, cap);
+}
+
+/**
+ * SQL `SIMILAR TO` → an anchored regular expression (PCRE and RE2 alike): `%` and `_` are
+ * wildcards, `.` is literal, `\` escapes, and the regular-expression operators
+ * (`| * + ? {} () []`) mean what they mean in a regex.
+ */
+export function similarToRegex(pattern: string): string {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\' && i + 1 < pattern.length) out += '\\' + pattern[++i];
+    else if (c === '%') out += '.*';
+    else if (c === '_') out += '.';
+    else if ('.^$'.includes(c)) out += '\\' + c;
+    else out += c;
+  }
+  return `^(?:${out})$`;
+}
+
+/**
  * A boolean given as text (session variables) read as PostgreSQL reads boolean text, sent as the
  * dialect's `yes` / `no`; anything else goes as it is.
  */

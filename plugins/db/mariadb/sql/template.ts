@@ -4,7 +4,7 @@
  * writes markers naming a slot and `render` turns them into `?` in text order, listing which
  * value each one takes. A value used twice is sent twice.
  */
-import { booleanText, EngineError, pagingValue, renderSlots, SqlSlotList, type RenderedSql } from '../../../../core/sdk/index.js';
+import { booleanText, EngineError, pagingParam, pagingValue, renderSlots, similarToRegex, SqlSlotList, type RenderedSql } from '../../../../core/sdk/index.js';
 
 /** What one `?` receives. */
 export type Slot =
@@ -93,13 +93,8 @@ function prepare(v: unknown, use: ParamUse, cap: number | undefined): unknown {
     case 'json':
       return v === null ? null : JSON.stringify(v);
     case 'limit':
-    case 'offset': {
-      // A null limit is no limit (the role's cap, if any), a null offset none, as in PostgreSQL.
-      const n = pagingValue(v, use);
-      if (use === 'offset') return n ?? 0;
-      if (n === null) return cap ?? Number.MAX_SAFE_INTEGER;
-      return cap === undefined ? n : Math.min(n, cap);
-    }
+    case 'offset':
+      return pagingParam(v, use, cap, Number.MAX_SAFE_INTEGER);
     case 'similar':
       return v === null ? null : '(?-i)' + similarToRegex(String(v));
     case 'regex':
@@ -110,21 +105,4 @@ function prepare(v: unknown, use: ParamUse, cap: number | undefined): unknown {
       if (v !== null && typeof v === 'object') return JSON.stringify(v);
       return v;
   }
-}
-
-/**
- * SQL `SIMILAR TO` → an anchored PCRE: `%` and `_` are wildcards, `.` is literal, `\` escapes,
- * and the regular-expression operators (`| * + ? {} () []`) mean what they mean in a regex.
- */
-export function similarToRegex(pattern: string): string {
-  let out = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === '\\' && i + 1 < pattern.length) out += '\\' + pattern[++i];
-    else if (c === '%') out += '.*';
-    else if (c === '_') out += '.';
-    else if ('.^$'.includes(c)) out += '\\' + c;
-    else out += c;
-  }
-  return `^(?:${out})$`;
 }

@@ -4,7 +4,7 @@
  * compiler writes markers naming a slot and `render` numbers them `@p0..@pN` in text order,
  * listing which value each one takes. A value used twice is sent twice.
  */
-import { booleanText, EngineError, pagingValue, renderSlots, SqlSlotList, type RenderedSql } from '../../../../core/sdk/index.js';
+import { booleanText, EngineError, pagingParam, pagingValue, renderSlots, SqlSlotList, type RenderedSql } from '../../../../core/sdk/index.js';
 
 /** What one `@pN` receives. */
 export type Slot =
@@ -64,14 +64,10 @@ function prepare(v: unknown, use: ParamUse, cap: number | undefined): unknown {
   switch (use) {
     case 'json':
       return v === null ? null : JSON.stringify(v);
+    case 'offset':
+      return pagingParam(v, use, cap, NO_LIMIT);
     case 'limit':
-    case 'offset': {
-      // A null limit is no limit (the role's cap, if any), a null offset none, as in PostgreSQL.
-      const n = pagingValue(v, use);
-      if (use === 'offset') return n ?? 0;
-      const limit = n === null ? (cap ?? NO_LIMIT) : cap === undefined ? n : Math.min(n, cap);
-      return Math.max(1, Math.min(limit, NO_LIMIT));
-    }
+      return Math.max(1, Math.min(pagingParam(v, use, cap, NO_LIMIT), NO_LIMIT));
     case 'gate': {
       const n = pagingValue(v, 'limit');
       const limit = n === null ? cap : cap === undefined ? n : Math.min(n, cap);
