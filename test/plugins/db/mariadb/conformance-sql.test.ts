@@ -11,10 +11,8 @@
  * in backticks.
  */
 import { expect } from 'chai';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createConnection } from 'mysql2/promise';
 import mariadb from '../../../../plugins/db/mariadb/index.js';
 import { MariaPool, type Queryable } from '../../../../plugins/db/mariadb/pool.js';
 import adminSecret from '../../../../plugins/auth/admin-secret/index.js';
@@ -26,19 +24,13 @@ import permissions from '../../../../plugins/metadata/permissions/index.js';
 import apiMetadata from '../../../../plugins/api/metadata/index.js';
 import apiGraphql from '../../../../plugins/api/graphql/index.js';
 import { bootTestEngine, type TestEngine } from '../../../helpers/inject.js';
-import { ARTICLES, AUTHORS } from '../../../conformance/fixture.js';
-import { ADMIN, type Case, conformanceMetadata, EXTRA, MUTATIONS, PERMISSIONED, READS, SECRET } from '../../../conformance/sql-cases.js';
+import { createMariaFixture, dropMariaDatabase, MARIA_SERVER } from '../../../conformance/mariadb-fixture.js';
+import { type Case, conformanceMetadata, EXTRA, MUTATIONS, PERMISSIONED, READS, SECRET } from '../../../conformance/sql-cases.js';
+import { metadataOk, pinStatements, type Recorded } from '../../../conformance/sql-snapshot.js';
 
 const SNAPSHOT = join(dirname(fileURLToPath(import.meta.url)), 'conformance-sql.snap.json');
-const UPDATE = process.env['SVC_UPDATE_SNAPSHOTS'] === '1';
 const DATABASE = 'maria_conformance_sql';
-const SERVER = { host: process.env['SVC_TEST_MARIADB_HOST'] ?? '127.0.0.1', port: Number(process.env['SVC_TEST_MARIADB_PORT'] ?? 3306), user: 'root' };
 const table = (name: string) => ({ schema: DATABASE, name });
-
-interface Recorded {
-  sql: string;
-  params: unknown[];
-}
 
 /** The operators MariaDB declares beyond SQL Server's (the suite's cases for them). */
 const PATTERNS: Case[] = Object.entries({
@@ -50,48 +42,15 @@ const PATTERNS: Case[] = Object.entries({
   _niregex: '{title: {_niregex: "^(a|b)"}}',
 }).map(([name, where]): Case => ({ name: `where ${name}`, query: `{ article(where: ${where}, order_by: {id: asc}) { id } }` }));
 
-async function onServer(fn: (run: (sql: string, values?: unknown[]) => Promise<void>) => Promise<void>): Promise<void> {
-  const conn = await createConnection(SERVER);
-  try {
-    await fn(async (sql, values) => {
-      await conn.query(sql, values);
-    });
-  } finally {
-    await conn.end();
-  }
-}
-
 describe('db/mariadb: SQL for the conformance queries (recorded at the pool, on the real server)', function () {
   this.timeout(30000);
   let engine: TestEngine;
   const statements: Recorded[] = [];
-  const recorded: Record<string, Recorded[]> = {};
-  const expected: Record<string, Recorded[]> = existsSync(SNAPSHOT) ? (JSON.parse(readFileSync(SNAPSHOT, 'utf8')) as Record<string, Recorded[]>) : {};
   const { rows, transaction } = MariaPool.prototype;
-
-  const meta = async (body: unknown): Promise<void> => {
-    const res = await engine.inject<Record<string, unknown>>({ url: '/v1/metadata', headers: ADMIN, body });
-    expect(res.body, JSON.stringify(body) + JSON.stringify(res.body)).to.deep.include({ message: 'success' });
-  };
-
-  const statementsOf = async (c: Case): Promise<Recorded[]> => {
-    const before = statements.length;
-    const res = await engine.inject<{ data?: unknown; errors?: unknown }>({ url: '/v1/graphql', headers: c.headers ?? ADMIN, body: { query: c.query, variables: c.variables } });
-    expect(res.body.errors, `${c.name}: ${JSON.stringify(res.body.errors)}`).to.equal(undefined);
-    return statements.slice(before);
-  };
+  const meta = (body: unknown): Promise<void> => metadataOk(engine, body);
 
   before(async () => {
-    await onServer(async (run) => {
-      await run(`DROP DATABASE IF EXISTS ${DATABASE}`);
-      await run(`CREATE DATABASE ${DATABASE} CHARACTER SET utf8mb4`);
-      await run(`CREATE TABLE ${DATABASE}.author (id INT PRIMARY KEY, name VARCHAR(50) NOT NULL, rating INT NULL) ENGINE=InnoDB`);
-      await run(`CREATE TABLE ${DATABASE}.article (id INT AUTO_INCREMENT PRIMARY KEY, title VARCHAR(100) NOT NULL,
-        author_id INT NULL, published BOOLEAN NOT NULL, views INT NULL,
-        CONSTRAINT article_title_key UNIQUE (title), FOREIGN KEY (author_id) REFERENCES ${DATABASE}.author (id)) ENGINE=InnoDB`);
-      for (const a of AUTHORS) await run(`INSERT INTO ${DATABASE}.author VALUES (?, ?, ?)`, [...a]);
-      for (const a of ARTICLES) await run(`INSERT INTO ${DATABASE}.article (title, author_id, published, views) VALUES (?, ?, ?, ?)`, [...a]);
-    });
+    await createMariaFixture(DATABASE);
     // The pool is the kind's boundary with the server: what passes it is what MariaDB is sent.
     MariaPool.prototype.rows = function (this: MariaPool, sql: string, values: readonly unknown[] = []) {
       statements.push({ sql, params: [...values] });
@@ -108,7 +67,7 @@ describe('db/mariadb: SQL for the conformance queries (recorded at the pool, on 
       ) as Promise<T>;
     };
     engine = await bootTestEngine({ plugins: [mariadb, adminSecret, management, sources, tables, relationships, permissions, apiMetadata, apiGraphql], config: { adminSecret: SECRET } });
-    await meta({ type: 'maria_add_source', args: { name: 'conf', configuration: { connection_info: { host: SERVER.host, port: SERVER.port, user: SERVER.user, database: DATABASE } } } });
+    await meta({ type: 'maria_add_source', args: { name: 'conf', configuration: { connection_info: { host: MARIA_SERVER.host, port: MARIA_SERVER.port, user: MARIA_SERVER.user, database: DATABASE } } } });
     for (const name of ['author', 'article']) await meta({ type: 'maria_track_table', args: { source: 'conf', table: table(name), configuration: { custom_name: name } } });
     await conformanceMetadata(meta, 'maria', 'conf', table);
   });
@@ -116,20 +75,11 @@ describe('db/mariadb: SQL for the conformance queries (recorded at the pool, on 
   after(async () => {
     MariaPool.prototype.rows = rows;
     MariaPool.prototype.transaction = transaction;
-    if (UPDATE) writeFileSync(SNAPSHOT, JSON.stringify(recorded, null, 2) + '\n');
     await engine?.dispose();
-    await onServer((run) => run(`DROP DATABASE IF EXISTS ${DATABASE}`));
+    await dropMariaDatabase(DATABASE);
   });
 
-  for (const c of [...READS, ...PATTERNS, ...EXTRA, ...PERMISSIONED, ...MUTATIONS]) {
-    it(c.name, async () => {
-      const sent = await statementsOf(c);
-      recorded[c.name] = sent;
-      expect(sent, 'statements sent').to.not.be.empty;
-      for (const s of sent) checkStatement(s);
-      if (!UPDATE) expect(sent).to.deep.equal(expected[c.name], `the snapshot of "${c.name}" (SVC_UPDATE_SNAPSHOTS=1 to rewrite it)`);
-    });
-  }
+  pinStatements(SNAPSHOT, [...READS, ...PATTERNS, ...EXTRA, ...PERMISSIONED, ...MUTATIONS], () => engine, () => statements, checkStatement);
 });
 
 /** What holds for every statement the kind sends. */

@@ -3,15 +3,14 @@
  * (test/conformance/suite.ts), through the real engine (metadata API, GraphQL, planner, the
  * kind's compiler and mutation programs) down to the driver boundary, where a recording stand-in
  * (recording-driver.ts) takes SQL Server's place. Each request's statements and parameters are
- * compared with conformance-sql.snap.json (written with SVC_UPDATE_SNAPSHOTS=1, then reviewed),
- * and every statement is checked for what must always hold: values only as parameters, every
- * parameter numbered in order, identifiers in brackets, paging with ORDER BY, answers built by
- * FOR JSON PATH, and the text parses as T-SQL (sqlparser-rs's MsSql dialect, through
+ * compared with conformance-sql.snap.json (written with SVC_UPDATE_SNAPSHOTS=1, then reviewed;
+ * test/conformance/sql-snapshot.ts), and every statement is checked for what must always hold:
+ * values only as parameters, every parameter numbered in order, identifiers in brackets, paging
+ * with ORDER BY, answers built by FOR JSON PATH, and the text parses as T-SQL (sqlparser-rs's MsSql dialect, through
  * @guanmingchiu/sqlparser-ts: a syntax check only, no names or types are resolved).
  */
 import { init as initSqlParser, validate as validateSql } from '@guanmingchiu/sqlparser-ts';
 import { expect } from 'chai';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMssqlPlugin } from '../../../../plugins/db/mssql/index.js';
@@ -25,10 +24,10 @@ import apiMetadata from '../../../../plugins/api/metadata/index.js';
 import apiGraphql from '../../../../plugins/api/graphql/index.js';
 import { bootTestEngine, type TestEngine } from '../../../helpers/inject.js';
 import { RecordingDriver, type Recorded } from './recording-driver.js';
+import { metadataOk, pinStatements } from '../../../conformance/sql-snapshot.js';
 import { ADMIN, type Case, conformanceMetadata, EXTRA, MUTATIONS, PERMISSIONED, READS, SECRET } from '../../../conformance/sql-cases.js';
 
 const SNAPSHOT = join(dirname(fileURLToPath(import.meta.url)), 'conformance-sql.snap.json');
-const UPDATE = process.env['SVC_UPDATE_SNAPSHOTS'] === '1';
 const table = (name: string) => ({ schema: 'dbo', name });
 
 /** SQL Server's spatial operators, beyond the suite. */
@@ -41,21 +40,7 @@ describe('db/mssql: T-SQL for the conformance queries (recorded at the driver bo
   this.timeout(30000);
   let engine: TestEngine;
   let driver: RecordingDriver;
-  const recorded: Record<string, Recorded[]> = {};
-  const expected: Record<string, Recorded[]> = existsSync(SNAPSHOT) ? (JSON.parse(readFileSync(SNAPSHOT, 'utf8')) as Record<string, Recorded[]>) : {};
-
-  const meta = async (body: unknown): Promise<void> => {
-    const res = await engine.inject<Record<string, unknown>>({ url: '/v1/metadata', headers: ADMIN, body });
-    expect(res.body, JSON.stringify(body) + JSON.stringify(res.body)).to.deep.include({ message: 'success' });
-  };
-
-  /** Runs a request and returns the statements it sent, after checking it got an answer, not an error. */
-  const statementsOf = async (c: Case): Promise<Recorded[]> => {
-    const before = driver.statements.length;
-    const res = await engine.inject<{ data?: unknown; errors?: unknown }>({ url: '/v1/graphql', headers: c.headers ?? ADMIN, body: { query: c.query, variables: c.variables } });
-    expect(res.body.errors, `${c.name}: ${JSON.stringify(res.body.errors)}`).to.equal(undefined);
-    return driver.statements.slice(before);
-  };
+  const meta = (body: unknown): Promise<void> => metadataOk(engine, body);
 
   before(async () => {
     await initSqlParser();
@@ -70,7 +55,6 @@ describe('db/mssql: T-SQL for the conformance queries (recorded at the driver bo
   });
 
   after(async () => {
-    if (UPDATE) writeFileSync(SNAPSHOT, JSON.stringify(recorded, null, 2) + '\n');
     await engine?.dispose();
   });
 
@@ -90,15 +74,7 @@ describe('db/mssql: T-SQL for the conformance queries (recorded at the driver bo
     }
   });
 
-  for (const c of [...READS, ...EXTRA, ...SPATIAL, ...PERMISSIONED, ...MUTATIONS]) {
-    it(c.name, async () => {
-      const statements = await statementsOf(c);
-      recorded[c.name] = statements;
-      expect(statements, 'statements sent').to.not.be.empty;
-      for (const s of statements) checkStatement(s);
-      if (!UPDATE) expect(statements).to.deep.equal(expected[c.name], `the snapshot of "${c.name}" (SVC_UPDATE_SNAPSHOTS=1 to rewrite it)`);
-    });
-  }
+  pinStatements(SNAPSHOT, [...READS, ...EXTRA, ...SPATIAL, ...PERMISSIONED, ...MUTATIONS], () => engine, () => driver.statements, checkStatement);
 });
 
 /**
