@@ -149,7 +149,7 @@ export type { RawSqlOptions, RawSqlResult } from '../db/raw-sql.js';
 // ---- SQL building blocks (for database kinds compiling the IR to SQL) -------------------------
 // Kind-neutral: each takes what differs between dialects (quoting, placeholders, constant
 // conditions, comparisons) from the kind; db/mariadb and db/mssql are built on them.
-export { SlotList as SqlSlotList, renderSlots, pagingValue, pagingParam, similarToRegex, booleanText, checkName as checkSqlName, slotMarker, excludedMarker, PROGRAM_MARKERS } from './sql/slots.js';
+export { SlotList as SqlSlotList, paramSlot, renderSlots, pagingValue, pagingParam, similarToRegex, booleanText, checkName as checkSqlName, slotMarker, excludedMarker, PROGRAM_MARKERS } from './sql/slots.js';
 export type { Rendered as RenderedSql, BaseParamUse } from './sql/slots.js';
 export { SqlCompileContext, graphqlName } from './sql/context.js';
 export type { NotNullColumn } from './sql/context.js';

@@ -48,48 +48,49 @@ export interface BoolExpDialect<C extends AnySqlContext> {
 
 /** The compiler of conditions over one dialect; its members are functions, to be handed around unbound. */
 export class BoolExpSql<C extends AnySqlContext> {
-  constructor(private readonly d: BoolExpDialect<C>) {}
+  /** `dialect`: also what OrderSql and planMutation read quoting and refusals from. */
+  constructor(readonly dialect: BoolExpDialect<C>) {}
 
   readonly and = (items: string[]): string => {
-    const kept = items.filter((s) => s !== this.d.trueSql);
-    if (kept.length === 0) return this.d.trueSql;
+    const kept = items.filter((s) => s !== this.dialect.trueSql);
+    if (kept.length === 0) return this.dialect.trueSql;
     if (kept.length === 1) return kept[0]!;
     return kept.map((s) => `(${s})`).join(' AND ');
   };
 
   readonly or = (items: string[]): string => {
-    const kept = items.filter((s) => s !== this.d.falseSql);
-    if (kept.length === 0) return this.d.falseSql;
+    const kept = items.filter((s) => s !== this.dialect.falseSql);
+    if (kept.length === 0) return this.dialect.falseSql;
     if (kept.length === 1) return kept[0]!;
     return kept.map((s) => `(${s})`).join(' OR ');
   };
 
   /** The join condition of a correlated level: `from.a = to.b` for each pair. */
   readonly join = (mapping: Array<[string, string]>, from: string, to: string): string => {
-    if (mapping.length === 0) return this.d.trueSql;
-    return mapping.map(([a, b]) => `(${from}.${this.d.quoteIdent(a)} = ${to}.${this.d.quoteIdent(b)})`).join(' AND ');
+    if (mapping.length === 0) return this.dialect.trueSql;
+    return mapping.map(([a, b]) => `(${from}.${this.dialect.quoteIdent(a)} = ${to}.${this.dialect.quoteIdent(b)})`).join(' AND ');
   };
 
   readonly scalar = (e: ScalarExprIR, table: string): string => {
     // Inherited roles' hidden cells are not compiled by these kinds: refused rather than shown.
-    if (e.kind === 'column') return e.visibleWhen ? this.d.notSupported('inherited roles with hidden cells') : table + '.' + this.d.quoteIdent(e.name);
-    return this.d.notSupported(e.kind === 'cast' ? '_cast' : 'computed fields');
+    if (e.kind === 'column') return e.visibleWhen ? this.dialect.notSupported('inherited roles with hidden cells') : table + '.' + this.dialect.quoteIdent(e.name);
+    return this.dialect.notSupported(e.kind === 'cast' ? '_cast' : 'computed fields');
   };
 
   readonly comparison = (ctx: C, lhs: string, op: ComparisonOp, rhs: TypedValueIR): string => {
     if (op === '_is_null' && rhs.value.kind === 'const') {
-      if (rhs.value.value === null || rhs.value.value === undefined) return this.d.trueSql;
+      if (rhs.value.value === null || rhs.value.value === undefined) return this.dialect.trueSql;
       return rhs.value.value === false ? `(${lhs} IS NOT NULL)` : `(${lhs} IS NULL)`;
     }
-    return this.d.comparison(ctx, lhs, op, rhs);
+    return this.dialect.comparison(ctx, lhs, op, rhs);
   };
 
   readonly expr = (ctx: C, e: BoolExpIR, scope: Scope): string => {
     switch (e.kind) {
       case 'true':
-        return this.d.trueSql;
+        return this.dialect.trueSql;
       case 'false':
-        return this.d.falseSql;
+        return this.dialect.falseSql;
       case 'and':
         return this.and(e.items.map((i) => this.expr(ctx, i, scope)));
       case 'or':
@@ -100,34 +101,34 @@ export class BoolExpSql<C extends AnySqlContext> {
         return this.comparison(ctx, this.scalar(e.lhs, scope.cur), e.op, e.rhs);
       case 'compareColumn': {
         const sqlOp = COMPARISON_OPERATORS[e.op];
-        if (sqlOp === undefined) return this.d.notSupported(`the ${e.op} operator`);
-        return `(${this.scalar(e.lhs, scope.cur)} ${sqlOp} ${(e.rhs.root ? scope.root : scope.cur) + '.' + this.d.quoteIdent(e.rhs.column)})`;
+        if (sqlOp === undefined) return this.dialect.notSupported(`the ${e.op} operator`);
+        return `(${this.scalar(e.lhs, scope.cur)} ${sqlOp} ${(e.rhs.root ? scope.root : scope.cur) + '.' + this.dialect.quoteIdent(e.rhs.column)})`;
       }
       case 'relationship':
         return this.exists(ctx, e.target, (a) => this.and([this.join(e.mapping, scope.cur, a), this.expr(ctx, e.where, { cur: a, root: scope.root })]));
       case 'exists':
         return this.exists(ctx, e.target, (a) => this.expr(ctx, e.where, { cur: a, root: scope.root }));
       case 'computedTable':
-        return this.d.notSupported('computed fields');
+        return this.dialect.notSupported('computed fields');
       case 'kindOperator':
-        return this.d.kindOperator(ctx, e, scope);
+        return this.dialect.kindOperator(ctx, e, scope);
       case 'aggregatePredicate': {
         const a = ctx.alias();
-        const where = this.and([this.join(e.mapping, scope.cur, a), e.filter === null ? this.d.trueSql : this.expr(ctx, e.filter, { cur: a, root: scope.root })]);
-        const cols = e.args.map((c) => a + '.' + this.d.quoteIdent(c));
-        const lhs = `(SELECT ${this.d.predicateAggregate(e.fn, cols, e.distinct)} FROM ${this.d.quoteTable(e.target)} AS ${a} WHERE ${where})`;
+        const where = this.and([this.join(e.mapping, scope.cur, a), e.filter === null ? this.dialect.trueSql : this.expr(ctx, e.filter, { cur: a, root: scope.root })]);
+        const cols = e.args.map((c) => a + '.' + this.dialect.quoteIdent(c));
+        const lhs = `(SELECT ${this.dialect.predicateAggregate(e.fn, cols, e.distinct)} FROM ${this.dialect.quoteTable(e.target)} AS ${a} WHERE ${where})`;
         return this.comparison(ctx, lhs, e.predicate.op, e.predicate.rhs);
       }
     }
   };
 
   /** `e` over the rows of `alias`, or the true condition for none. */
-  readonly over = (ctx: C, e: BoolExpIR | null, alias: string): string => (e === null ? this.d.trueSql : this.expr(ctx, e, { cur: alias, root: alias }));
+  readonly over = (ctx: C, e: BoolExpIR | null, alias: string): string => (e === null ? this.dialect.trueSql : this.expr(ctx, e, { cur: alias, root: alias }));
 
   /** The rows of a level: joined to its parent, within the role's filter, matching `where` (and `extra`). */
   readonly rowsFilter = (ctx: C, sel: SelectFromIR, alias: string, join: JoinSpec | null, extra: BoolExpIR | null = null): string =>
     this.and([
-      join === null ? this.d.trueSql : this.join(join.mapping, join.parent, alias),
+      join === null ? this.dialect.trueSql : this.join(join.mapping, join.parent, alias),
       this.over(ctx, sel.permissionFilter, alias),
       this.over(ctx, sel.where, alias),
       this.over(ctx, extra, alias),
@@ -135,6 +136,6 @@ export class BoolExpSql<C extends AnySqlContext> {
 
   private exists(ctx: C, target: TableRef, cond: (alias: string) => string): string {
     const a = ctx.alias();
-    return `EXISTS (SELECT 1 FROM ${this.d.quoteTable(target)} AS ${a} WHERE ${cond(a)})`;
+    return `EXISTS (SELECT 1 FROM ${this.dialect.quoteTable(target)} AS ${a} WHERE ${cond(a)})`;
   }
 }

@@ -83,10 +83,9 @@ export class CompiledMutationProgram<S> implements CompiledMutation {
   ) {}
 }
 
+/** What planning adds to the dialect of the kind's conditions (BoolExpSql), which it quotes and refuses with. */
 export interface MutationPlanDialect<C extends MutationContext> {
   conditions: BoolExpSql<C>;
-  quoteIdent(name: string): string;
-  notSupported(what: string): never;
   /** A value's placeholder (a marked slot). */
   valueSql(ctx: C, v: TypedValueIR): string;
   /** The JSON array of the rows a statement wrote (`affected`, a marker over the select's alias), through `sel`'s filter. */
@@ -96,7 +95,9 @@ export interface MutationPlanDialect<C extends MutationContext> {
 }
 
 /** The program of `ir`, its slots collected in `ctx`. */
-export function planMutation<C extends MutationContext>(ctx: C, ir: MutationIR, d: MutationPlanDialect<C>): MutationProgram {
+export function planMutation<C extends MutationContext>(ctx: C, ir: MutationIR, dialect: MutationPlanDialect<C>): MutationProgram {
+  const { quoteIdent, notSupported } = dialect.conditions.dialect;
+  const d = { ...dialect, quoteIdent, notSupported };
   const cond = (e: BoolExpIR | null, alias: string): Marked => d.conditions.over(ctx, e, alias);
 
   const returnPlan = (table: TableRef, ret: MutationReturnIR): ReturnPlan => {

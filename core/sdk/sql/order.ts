@@ -7,12 +7,10 @@
  */
 import { errors } from '../../errors.js';
 import type { AggregateFn, OrderByIR, OrderExprIR, SelectFromIR, TableRef } from '../../graphql/ir.js';
-import type { AnySqlContext, BoolExpSql } from './bool-exp.js';
+import type { AnySqlContext, BoolExpDialect, BoolExpSql } from './bool-exp.js';
 
+/** What ordering adds to the dialect of the kind's conditions (BoolExpSql), which it quotes and refuses with. */
 export interface OrderDialect<C extends AnySqlContext> {
-  quoteIdent(name: string): string;
-  quoteTable(t: TableRef): string;
-  notSupported(what: string): never;
   conditions: BoolExpSql<C>;
   /** `key <direction>`, preceded by the term placing NULLs as `o` asks when the key is `nullable`. */
   sortKey(key: string, o: Pick<OrderByIR, 'direction' | 'nulls'>, nullable: boolean): string;
@@ -41,7 +39,12 @@ export interface DerivedOrder {
 const ORDER_KEY = '__svc_order_';
 
 export class OrderSql<C extends AnySqlContext & { notNull: (table: TableRef, column: string) => boolean }> {
-  constructor(private readonly d: OrderDialect<C>) {}
+  private readonly d: OrderDialect<C> & Pick<BoolExpDialect<C>, 'quoteIdent' | 'quoteTable' | 'notSupported'>;
+
+  constructor(d: OrderDialect<C>) {
+    const { quoteIdent, quoteTable, notSupported } = d.conditions.dialect;
+    this.d = { ...d, quoteIdent, quoteTable, notSupported };
+  }
 
   /** Refuses what the kinds built on these blocks do not declare: functions as sources, distinct_on. */
   readonly checkSelect = (sel: SelectFromIR): void => {

@@ -38,6 +38,11 @@ export const excludedMarker = (column: string): string => EXCLUDED + checkName(c
 /** How every dialect can send a value: as it is, or a list as one JSON array (`_in`). */
 export type BaseParamUse = 'value' | 'json';
 
+/** A `param` slot: `params[index]`, sent as `use` asks, a limit capped at `cap`; `flags` are the kind's own. */
+export function paramSlot<U extends string, F extends object>(index: number, use: U, cap: number | undefined, flags: F): { kind: 'param'; index: number; use: U; cap?: number } & F {
+  return { kind: 'param', index, use, ...(cap !== undefined ? { cap } : {}), ...flags };
+}
+
 /**
  * The slots of one compilation and the statement's parameters. `S` is the kind's slot union
  * (its `param` slots made by `paramSlot`), `U` how its parameters may be sent.

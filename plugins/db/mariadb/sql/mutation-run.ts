@@ -3,17 +3,7 @@
  * MariaDB's statements. The written rows are known by their key: the primary key, else the first
  * unique key, read from information_schema once per table and connection.
  */
-import {
-  type Affected,
-  type BoundSql,
-  EngineError,
-  type KeyRow,
-  type Marked,
-  MutationProgramRun,
-  type TableKeys,
-  type TableRef,
-  type UpdatePlan,
-} from '../../../../core/sdk/index.js';
+import { type Affected, type BoundSql, EngineError, type KeyRow, type Marked, MutationProgramRun, type TableKeys, type TableRef, type UpdatePlan } from '../../../../core/sdk/index.js';
 import { duplicateKeyName, isDuplicateKey, mariaEngineError } from '../errors.js';
 import type { Queryable, Row } from '../pool.js';
 import type { MariaCompiledMutation } from './mutation.js';

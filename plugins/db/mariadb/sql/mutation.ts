@@ -10,10 +10,10 @@
  * updates the existing row (or does nothing); a duplicate on another key stays an error, as
  * PostgreSQL's ON CONFLICT ON CONSTRAINT would have it.
  */
-import { type CompileOptions, CompiledMutationProgram, EngineError, type MutationIR, type MutationPlanDialect, planMutation } from '../../../../core/sdk/index.js';
+import { type CompileOptions, CompiledMutationProgram, type MutationIR, type MutationPlanDialect, planMutation } from '../../../../core/sdk/index.js';
 import { conditions } from './bool-exp.js';
 import { CompileContext } from './context.js';
-import { quoteIdent, quoteTable } from './quote.js';
+import { quoteTable } from './quote.js';
 import { affectedRowsSql } from './select.js';
 import type { Slot } from './template.js';
 import { valueSql } from './values.js';
@@ -22,10 +22,6 @@ export class MariaCompiledMutation extends CompiledMutationProgram<Slot> {}
 
 const dialect: MutationPlanDialect<CompileContext> = {
   conditions,
-  quoteIdent,
-  notSupported: (what) => {
-    throw new EngineError('not-supported', `the MariaDB kind does not support ${what}`);
-  },
   valueSql,
   affectedRows: affectedRowsSql,
   checkFailed: (table, a, affected, condition) => `SELECT 1 AS failed FROM ${quoteTable(table)} AS ${a} WHERE ${affected} AND NOT (${condition}) LIMIT 1`,

@@ -88,9 +88,6 @@ function sortKey(key: string, o: Pick<OrderByIR, 'direction' | 'nulls'>, nullabl
 }
 
 const ordering = new OrderSql<CompileContext>({
-  quoteIdent,
-  quoteTable,
-  notSupported,
   conditions,
   sortKey,
   firstRow: (value, from, where) => `(SELECT ${value} FROM ${from} WHERE ${where} LIMIT 1)`,

@@ -4,7 +4,7 @@
  * writes markers naming a slot and `render` turns them into `?` in text order, listing which
  * value each one takes. A value used twice is sent twice.
  */
-import { booleanText, EngineError, pagingParam, pagingValue, renderSlots, similarToRegex, SqlSlotList, type RenderedSql } from '../../../../core/sdk/index.js';
+import { booleanText, EngineError, pagingParam, pagingValue, paramSlot, renderSlots, similarToRegex, SqlSlotList, type RenderedSql } from '../../../../core/sdk/index.js';
 
 /** What one `?` receives. */
 export type Slot =
@@ -30,14 +30,12 @@ export type ParamUse = 'value' | 'json' | 'limit' | 'offset' | 'similar' | 'rege
 /** MariaDB's slots: a `param` slot knows the types whose values it rewrites when bound. */
 export class SlotList extends SqlSlotList<Slot, ParamUse> {
   constructor() {
-    super((index, use, v, cap) => ({
-      kind: 'param',
-      index,
-      use,
-      ...(cap !== undefined ? { cap } : {}),
-      ...(v.dbType === 'boolean' || v.dbType === 'bool' ? { boolean: true as const } : {}),
-      ...(v.dbType === 'timestamp' ? { timestamp: true as const } : {}),
-    }));
+    super((index, use, v, cap) =>
+      paramSlot(index, use, cap, {
+        ...(v.dbType === 'boolean' || v.dbType === 'bool' ? { boolean: true as const } : {}),
+        ...(v.dbType === 'timestamp' ? { timestamp: true as const } : {}),
+      }),
+    );
   }
 }
 

@@ -3,17 +3,7 @@
  * SQL Server's statements. The written rows are known by their key: the primary key, else the
  * first unique key, from the source's last introspection.
  */
-import {
-  type Affected,
-  type BoundSql,
-  EngineError,
-  type KeyRow,
-  type Marked,
-  MutationProgramRun,
-  type TableKeys as KeyColumns,
-  type TableRef,
-  type UpdatePlan,
-} from '../../../../core/sdk/index.js';
+import { type Affected, type BoundSql, EngineError, type KeyRow, type Marked, MutationProgramRun, type TableKeys as KeyColumns, type TableRef, type UpdatePlan } from '../../../../core/sdk/index.js';
 import { duplicateKeyName, isDuplicateKey, mssqlEngineError } from '../errors.js';
 import type { Queryable, Row } from '../pool.js';
 import type { MssqlCompiledMutation } from './mutation.js';

@@ -14,10 +14,10 @@
  * it. A failed statement does not end SQL Server's transaction (XACT_ABORT is off), so the
  * program carries on.
  */
-import { type CompileOptions, CompiledMutationProgram, EngineError, type MutationIR, type MutationPlanDialect, type NotNullColumn, planMutation } from '../../../../core/sdk/index.js';
+import { type CompileOptions, CompiledMutationProgram, type MutationIR, type MutationPlanDialect, type NotNullColumn, planMutation } from '../../../../core/sdk/index.js';
 import { conditions } from './bool-exp.js';
 import { CompileContext } from './context.js';
-import { quoteIdent, quoteTable } from './quote.js';
+import { quoteTable } from './quote.js';
 import { affectedRowsSql } from './select.js';
 import type { Slot } from './template.js';
 import { valueSql } from './values.js';
@@ -26,10 +26,6 @@ export class MssqlCompiledMutation extends CompiledMutationProgram<Slot> {}
 
 const dialect: MutationPlanDialect<CompileContext> = {
   conditions,
-  quoteIdent,
-  notSupported: (what) => {
-    throw new EngineError('not-supported', `the SQL Server kind does not support ${what}`);
-  },
   valueSql,
   affectedRows: affectedRowsSql,
   checkFailed: (table, a, affected, condition) => `SELECT TOP 1 1 AS [failed] FROM ${quoteTable(table)} AS ${a} WHERE ${affected} AND NOT (${condition})`,

@@ -159,9 +159,6 @@ function sortKey(key: string, o: Pick<OrderByIR, 'direction' | 'nulls'>, nullabl
 }
 
 const ordering = new OrderSql<CompileContext>({
-  quoteIdent,
-  quoteTable,
-  notSupported,
   conditions,
   sortKey,
   firstRow: (value, from, where) => `(SELECT TOP 1 ${value} FROM ${from} WHERE ${where})`,

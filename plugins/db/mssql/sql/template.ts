@@ -4,7 +4,7 @@
  * compiler writes markers naming a slot and `render` numbers them `@p0..@pN` in text order,
  * listing which value each one takes. A value used twice is sent twice.
  */
-import { booleanText, EngineError, pagingParam, pagingValue, renderSlots, SqlSlotList, type RenderedSql } from '../../../../core/sdk/index.js';
+import { booleanText, EngineError, pagingParam, pagingValue, paramSlot, renderSlots, SqlSlotList, type RenderedSql } from '../../../../core/sdk/index.js';
 
 /** What one `@pN` receives. */
 export type Slot =
@@ -26,13 +26,7 @@ export type ParamUse = 'value' | 'json' | 'limit' | 'offset' | 'gate' | 'like';
 /** SQL Server's slots: a `param` slot knows whether its value is a BIT. */
 export class SlotList extends SqlSlotList<Slot, ParamUse> {
   constructor() {
-    super((index, use, v, cap) => ({
-      kind: 'param',
-      index,
-      use,
-      ...(cap !== undefined ? { cap } : {}),
-      ...(v.dbType === 'bit' || v.dbType === 'boolean' || v.dbType === 'bool' ? { boolean: true as const } : {}),
-    }));
+    super((index, use, v, cap) => paramSlot(index, use, cap, v.dbType === 'bit' || v.dbType === 'boolean' || v.dbType === 'bool' ? { boolean: true as const } : {}));
   }
 }
 
