@@ -38,8 +38,13 @@ export interface BoolExpDialect<C extends AnySqlContext> {
   quoteTable(t: TableRef): string;
   /** Throws the kind's not-supported error for `what`. */
   notSupported(what: string): never;
-  /** `lhs <op> rhs`, for every operator (a constant `_is_null` is answered before). */
-  comparison(ctx: C, lhs: string, op: ComparisonOp, rhs: TypedValueIR): string;
+  /** A value's placeholder (a marked slot). */
+  value(ctx: C, v: TypedValueIR): string;
+  /**
+   * `lhs <op> rhs` where the dialect gives `op` a meaning of its own (a constant `_is_null` is
+   * answered before); null for the plain SQL operator COMPARISON_OPERATORS names.
+   */
+  comparison(ctx: C, lhs: string, op: ComparisonOp, rhs: TypedValueIR): string | null;
   /** An aggregate predicate's aggregate over `cols` (qualified, quoted): `COUNT(*)`, ... */
   predicateAggregate(fn: AggregatePredicateFn, cols: string[], distinct: boolean): string;
   /** A type operator of the kind (SourceConnection.typeOperators); refuse those it has none of. */
@@ -82,7 +87,11 @@ export class BoolExpSql<C extends AnySqlContext> {
       if (rhs.value.value === null || rhs.value.value === undefined) return this.dialect.trueSql;
       return rhs.value.value === false ? `(${lhs} IS NOT NULL)` : `(${lhs} IS NULL)`;
     }
-    return this.dialect.comparison(ctx, lhs, op, rhs);
+    const own = this.dialect.comparison(ctx, lhs, op, rhs);
+    if (own !== null) return own;
+    const sqlOp = COMPARISON_OPERATORS[op];
+    if (sqlOp === undefined) return this.dialect.notSupported(`the ${op} operator`);
+    return `(${lhs} ${sqlOp} ${this.dialect.value(ctx, rhs)})`;
   };
 
   readonly expr = (ctx: C, e: BoolExpIR, scope: Scope): string => {

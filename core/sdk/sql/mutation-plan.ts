@@ -86,8 +86,6 @@ export class CompiledMutationProgram<S> implements CompiledMutation {
 /** What planning adds to the dialect of the kind's conditions (BoolExpSql), which it quotes and refuses with. */
 export interface MutationPlanDialect<C extends MutationContext> {
   conditions: BoolExpSql<C>;
-  /** A value's placeholder (a marked slot). */
-  valueSql(ctx: C, v: TypedValueIR): string;
   /** The JSON array of the rows a statement wrote (`affected`, a marker over the select's alias), through `sel`'s filter. */
   affectedRows(ctx: C, sel: SelectIR): Marked;
   /** A statement giving a row when one of the `affected` rows of `table` (alias `a`) fails `condition`. */
@@ -96,8 +94,8 @@ export interface MutationPlanDialect<C extends MutationContext> {
 
 /** The program of `ir`, its slots collected in `ctx`. */
 export function planMutation<C extends MutationContext>(ctx: C, ir: MutationIR, dialect: MutationPlanDialect<C>): MutationProgram {
-  const { quoteIdent, notSupported } = dialect.conditions.dialect;
-  const d = { ...dialect, quoteIdent, notSupported };
+  const { quoteIdent, notSupported, value: valueSql } = dialect.conditions.dialect;
+  const d = { ...dialect, quoteIdent, notSupported, valueSql };
   const cond = (e: BoolExpIR | null, alias: string): Marked => d.conditions.over(ctx, e, alias);
 
   const returnPlan = (table: TableRef, ret: MutationReturnIR): ReturnPlan => {

@@ -4,7 +4,7 @@
  * compares lower-cased text, SIMILAR TO and the POSIX regex operators become PCRE `REGEXP` with
  * the case flag set in the pattern, and `_in` reads its array parameter through JSON_TABLE.
  */
-import { type AggregatePredicateFn, type BoolExpDialect, BoolExpSql, COMPARISON_OPERATORS, type ComparisonOp, EngineError, type TypedValueIR } from '../../../../core/sdk/index.js';
+import { type AggregatePredicateFn, type BoolExpDialect, BoolExpSql, type ComparisonOp, EngineError, type TypedValueIR } from '../../../../core/sdk/index.js';
 import type { CompileContext } from './context.js';
 import { quoteIdent, quoteTable } from './quote.js';
 import { valueSql, jsonTableType } from './values.js';
@@ -20,8 +20,8 @@ const notSupported = (what: string): never => {
   throw new EngineError('not-supported', `the MariaDB kind does not support ${what}`);
 };
 
-/** An operator with PostgreSQL's meaning; a constant `_is_null` is answered by the shared walk. */
-function comparison(ctx: CompileContext, lhs: string, op: ComparisonOp, rhs: TypedValueIR): string {
+/** An operator given PostgreSQL's meaning; null for the plain SQL operator (a constant `_is_null` is answered by the shared walk). */
+function comparison(ctx: CompileContext, lhs: string, op: ComparisonOp, rhs: TypedValueIR): string | null {
   const p = ctx.slots;
   switch (op) {
     case '_is_null': {
@@ -63,11 +63,8 @@ function comparison(ctx: CompileContext, lhs: string, op: ComparisonOp, rhs: Typ
       return `(${lhs} REGEXP ${p.value(rhs, 'iregex')})`;
     case '_niregex':
       return `(${lhs} NOT REGEXP ${p.value(rhs, 'iregex')})`;
-    default: {
-      const sqlOp = COMPARISON_OPERATORS[op];
-      if (sqlOp === undefined) return notSupported(`the ${op} operator`);
-      return `(${lhs} ${sqlOp} ${valueSql(ctx, rhs)})`;
-    }
+    default:
+      return null;
   }
 }
 
@@ -101,6 +98,7 @@ const dialect: BoolExpDialect<CompileContext> = {
   quoteIdent,
   quoteTable,
   notSupported,
+  value: valueSql,
   comparison,
   predicateAggregate,
   // This kind declares no type operators (SourceConnection.typeOperators).

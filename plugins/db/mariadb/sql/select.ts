@@ -13,19 +13,7 @@
  * get the requested placement. JSON_ARRAYAGG's LIMIT takes literals only: a nested level's limit
  * must be a constant of the query (a GraphQL variable there is refused, not-supported).
  */
-import {
-  type AggregateOpIR,
-  type AggregateSelectIR,
-  EngineError,
-  errors,
-  type FieldIR,
-  type OrderByIR,
-  type SelectFromIR,
-  type SelectIR,
-  type TypedValueIR,
-  type JoinSpec,
-  OrderSql,
-} from '../../../../core/sdk/index.js';
+import { type AggregateOpIR, type AggregateSelectIR, EngineError, errors, type FieldIR, type OrderByIR, type SelectFromIR, type SelectIR, type TypedValueIR, type JoinSpec, OrderSql } from '../../../../core/sdk/index.js';
 import { andSql, conditions, rowsFilter } from './bool-exp.js';
 import type { CompileContext } from './context.js';
 import { nameLiteral, quoteIdent, quoteTable } from './quote.js';

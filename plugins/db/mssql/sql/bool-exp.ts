@@ -7,7 +7,7 @@
  * SQL Server (before 2025) has no regular expressions: `_similar` and the `_regex` family are
  * refused with not-supported. Spatial columns have the `_st_*` operators (spatial.ts).
  */
-import { type AggregatePredicateFn, type BoolExpDialect, BoolExpSql, COMPARISON_OPERATORS, type ComparisonOp, EngineError, type KindOperatorIR, type SqlScope, type TypedValueIR } from '../../../../core/sdk/index.js';
+import { type AggregatePredicateFn, type BoolExpDialect, BoolExpSql, type ComparisonOp, EngineError, type KindOperatorIR, type SqlScope, type TypedValueIR } from '../../../../core/sdk/index.js';
 import type { CompileContext } from './context.js';
 import { quoteIdent, quoteTable } from './quote.js';
 import { isText, openJsonType, valueSql } from './values.js';
@@ -30,8 +30,8 @@ const exactBytes = (e: string): string => `CAST(CAST(${e} AS NVARCHAR(MAX)) AS V
 /** Types SQL Server cannot compare with `=` at all (spatial types are compared with STEquals). */
 const UNCOMPARABLE = new Set(['xml', 'text', 'ntext', 'image']);
 
-/** An operator with PostgreSQL's meaning; a constant `_is_null` is answered by the shared walk. */
-function comparison(ctx: CompileContext, lhs: string, op: ComparisonOp, rhs: TypedValueIR): string {
+/** An operator given PostgreSQL's meaning; null for the plain SQL operator (a constant `_is_null` is answered by the shared walk). */
+function comparison(ctx: CompileContext, lhs: string, op: ComparisonOp, rhs: TypedValueIR): string | null {
   const p = ctx.slots;
   if (op !== '_is_null' && (rhs.dbType === 'geometry' || rhs.dbType === 'geography')) {
     // Spatial values are equal when STEquals says so; there is no order and no IN for them.
@@ -75,11 +75,8 @@ function comparison(ctx: CompileContext, lhs: string, op: ComparisonOp, rhs: Typ
     case '_iregex':
     case '_niregex':
       return notSupported(`the ${op} operator (SQL Server has no regular expressions)`);
-    default: {
-      const sqlOp = COMPARISON_OPERATORS[op];
-      if (sqlOp === undefined) return notSupported(`the ${op} operator`);
-      return `(${lhs} ${sqlOp} ${valueSql(ctx, rhs)})`;
-    }
+    default:
+      return null;
   }
 }
 
@@ -120,7 +117,7 @@ function kindOperator(ctx: CompileContext, e: KindOperatorIR, scope: SqlScope): 
   return sql ?? notSupported(`the ${e.op} operator`);
 }
 
-const dialect: BoolExpDialect<CompileContext> = { trueSql: TRUE, falseSql: FALSE, quoteIdent, quoteTable, notSupported, comparison, predicateAggregate, kindOperator };
+const dialect: BoolExpDialect<CompileContext> = { trueSql: TRUE, falseSql: FALSE, quoteIdent, quoteTable, notSupported, value: valueSql, comparison, predicateAggregate, kindOperator };
 
 export const conditions = new BoolExpSql(dialect);
 export const { and: andSql, join: joinSql, scalar: scalarSql, comparison: comparisonSql, expr: boolExpSql, over: conditionSql, rowsFilter } = conditions;

@@ -20,13 +20,11 @@ import { CompileContext } from './context.js';
 import { quoteTable } from './quote.js';
 import { affectedRowsSql } from './select.js';
 import type { Slot } from './template.js';
-import { valueSql } from './values.js';
 
 export class MssqlCompiledMutation extends CompiledMutationProgram<Slot> {}
 
 const dialect: MutationPlanDialect<CompileContext> = {
   conditions,
-  valueSql,
   affectedRows: affectedRowsSql,
   checkFailed: (table, a, affected, condition) => `SELECT TOP 1 1 AS [failed] FROM ${quoteTable(table)} AS ${a} WHERE ${affected} AND NOT (${condition})`,
 };

@@ -16,20 +16,7 @@
  * Server sorts NULLs first ascending, so a nullable key gets a `CASE WHEN k IS NULL` term placing
  * NULLs as asked.
  */
-import {
-  type AggregateFn,
-  type AggregateOpIR,
-  type AggregateSelectIR,
-  type JoinSpec,
-  OrderSql,
-  EngineError,
-  errors,
-  type FieldIR,
-  type OrderByIR,
-  type SelectFromIR,
-  type SelectIR,
-  type TypedValueIR,
-} from '../../../../core/sdk/index.js';
+import { type AggregateFn, type AggregateOpIR, type AggregateSelectIR, type JoinSpec, OrderSql, EngineError, errors, type FieldIR, type OrderByIR, type SelectFromIR, type SelectIR, type TypedValueIR } from '../../../../core/sdk/index.js';
 import { andSql, conditions, rowsFilter, TRUE } from './bool-exp.js';
 import type { CompileContext } from './context.js';
 import { jsonKey, nameLiteral, quoteIdent, quoteTable } from './quote.js';
