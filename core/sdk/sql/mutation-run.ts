@@ -13,6 +13,9 @@ import { PROGRAM_MARKERS, slotMarker } from './slots.js';
 
 const CHECK_FAILED = 'check constraint of an insert/update permission has failed';
 
+// A kind's slot union names its affected slot by kind only as far as TypeScript sees `kind: string`.
+const isAffected = (s: { kind: string }): s is AffectedSlot => s.kind === 'affected';
+
 export type Row = Record<string, unknown>;
 
 /** A written row's key values, in key column order. */
@@ -49,7 +52,7 @@ export abstract class MutationProgramRun<S extends { kind: string }, K extends T
     bind: (slot: S) => unknown,
   ) {
     this.slots = [...plan.slots];
-    this.bound = plan.slots.map((s) => (s.kind === 'affected' ? null : bind(s)));
+    this.bound = plan.slots.map((s) => (isAffected(s) ? null : bind(s)));
   }
 
   // ---- What a kind says --------------------------------------------------------------------
@@ -104,9 +107,9 @@ export abstract class MutationProgramRun<S extends { kind: string }, K extends T
     const sql = marked.replace(PROGRAM_MARKERS, (_m, n: string | undefined, col: string | undefined) => {
       if (col !== undefined) return excluded?.has(col) ? param(excluded.get(col)) : this.excludedDefault(col);
       const s = this.slots[Number(n)]!;
-      if (s.kind !== 'affected') return param(this.bound[Number(n)]);
+      if (!isAffected(s)) return param(this.bound[Number(n)]);
       if (!affected || affected.rows.length === 0) return this.falseSql;
-      return this.affectedSql((s as AffectedSlot).alias, affected, table, param);
+      return this.affectedSql(s.alias, affected, table, param);
     });
     return { sql, params };
   }
@@ -158,7 +161,7 @@ export abstract class MutationProgramRun<S extends { kind: string }, K extends T
 
   /** A marker for the affected-rows condition over `alias`, outside compiled statements. */
   protected affectedMark(alias: string): string {
-    const index = this.slots.findIndex((s) => s.kind === 'affected' && (s as AffectedSlot).alias === alias);
+    const index = this.slots.findIndex((s) => isAffected(s) && s.alias === alias);
     if (index >= 0) return slotMarker(index);
     this.slots.push({ kind: 'affected', alias });
     this.bound.push(null);

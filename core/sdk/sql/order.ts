@@ -38,7 +38,7 @@ export interface DerivedOrder {
 
 const ORDER_KEY = '__svc_order_';
 
-export class OrderSql<C extends AnySqlContext & { notNull: (table: TableRef, column: string) => boolean }> {
+export class OrderSql<C extends AnySqlContext> {
   private readonly d: OrderDialect<C> & Pick<BoolExpDialect<C>, 'quoteIdent' | 'quoteTable' | 'notSupported'>;
 
   constructor(d: OrderDialect<C>) {
