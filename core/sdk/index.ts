@@ -146,6 +146,22 @@ export type * from '../db/catalog.js';
 export type * from '../db/operators.js';
 export type { RawSqlOptions, RawSqlResult } from '../db/raw-sql.js';
 
+// ---- SQL building blocks (for database kinds compiling the IR to SQL) -------------------------
+// Kind-neutral: each takes what differs between dialects (quoting, placeholders, constant
+// conditions, comparisons) from the kind; db/mariadb and db/mssql are built on them.
+export { SlotList as SqlSlotList, paramSlot, renderSlots, pagingValue, pagingParam, similarToRegex, booleanText, checkName as checkSqlName, slotMarker, excludedMarker, PROGRAM_MARKERS } from './sql/slots.js';
+export type { Rendered as RenderedSql, BaseParamUse } from './sql/slots.js';
+export { SqlCompileContext, graphqlName } from './sql/context.js';
+export type { NotNullColumn } from './sql/context.js';
+export { BoolExpSql, COMPARISON_OPERATORS } from './sql/bool-exp.js';
+export type { AnySqlContext, BoolExpDialect, JoinSpec, KindOperatorIR, Scope as SqlScope } from './sql/bool-exp.js';
+export { OrderSql } from './sql/order.js';
+export type { DerivedOrder, OrderDialect } from './sql/order.js';
+export { CompiledMutationProgram, planMutation } from './sql/mutation-plan.js';
+export type * from './sql/mutation-plan.js';
+export { MutationProgramRun } from './sql/mutation-run.js';
+export type { Affected, BoundSql, KeyRow, Row as SqlRow, TableKeys } from './sql/mutation-run.js';
+
 // ---- Query and mutation IR ------------------------------------------------------------------
 export type * from '../graphql/ir.js';
 export { aggregatePredicatesOf, PAIR_ARGUMENTS, type AggregatePredicateFacts, type AggregatePredicateFn, type AggregatePredicateSignature } from '../graphql/aggregate-predicates.js';

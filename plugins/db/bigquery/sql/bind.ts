@@ -2,7 +2,7 @@
  * A compiled statement with one request's values: the query parameters as BigQuery wants them
  * (typed, values as text), and the LIMIT/OFFSET clauses written with the bound integers.
  */
-import { EngineError } from '../../../../core/sdk/index.js';
+import { EngineError, similarToRegex } from '../../../../core/sdk/index.js';
 import type { QueryParameter } from '../client.js';
 import { PAGING_RE, type PagingClause, type ParamSlot } from './params.js';
 
@@ -99,7 +99,7 @@ function text(v: unknown, slot: ParamSlot): string | null {
       const s = typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
       switch (slot.use) {
         case 'similar':
-          return similarToRe2(s);
+          return similarToRegex(s);
         case 'iregex':
           return '(?i)' + s;
         default:
@@ -107,21 +107,4 @@ function text(v: unknown, slot: ParamSlot): string | null {
       }
     }
   }
-}
-
-/**
- * SQL `SIMILAR TO` → an anchored RE2 pattern: `%` and `_` are wildcards, `.` is literal, `\`
- * escapes, and `| * + ? {} () []` mean what they mean in a regular expression.
- */
-export function similarToRe2(pattern: string): string {
-  let out = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === '\\' && i + 1 < pattern.length) out += '\\' + pattern[++i];
-    else if (c === '%') out += '.*';
-    else if (c === '_') out += '.';
-    else if ('.^$'.includes(c)) out += '\\' + c;
-    else out += c;
-  }
-  return `^(?:${out})$`;
 }

@@ -4,20 +4,10 @@
  * compares lower-cased text, SIMILAR TO and the POSIX regex operators become PCRE `REGEXP` with
  * the case flag set in the pattern, and `_in` reads its array parameter through JSON_TABLE.
  */
-import { type AggregatePredicateFn, type BoolExpIR, type ComparisonOp, EngineError, type ScalarExprIR, type TableRef, type TypedValueIR } from '../../../../core/sdk/index.js';
+import { type AggregatePredicateFn, type BoolExpDialect, BoolExpSql, type ComparisonOp, EngineError, type TypedValueIR } from '../../../../core/sdk/index.js';
 import type { CompileContext } from './context.js';
 import { quoteIdent, quoteTable } from './quote.js';
 import { valueSql, jsonTableType } from './values.js';
-
-export interface Scope {
-  cur: string;
-  root: string;
-}
-
-const BINARY: Partial<Record<ComparisonOp, string>> = {
-  _eq: '=', _neq: '<>', _gt: '>', _lt: '<', _gte: '>=', _lte: '<=',
-  _ceq: '=', _cneq: '<>', _cgt: '>', _clt: '<', _cgte: '>=', _clte: '<=',
-};
 
 /**
  * Text types: MariaDB's default collations ignore case (and trailing spaces), PostgreSQL's
@@ -30,20 +20,11 @@ const notSupported = (what: string): never => {
   throw new EngineError('not-supported', `the MariaDB kind does not support ${what}`);
 };
 
-export function scalarSql(e: ScalarExprIR, table: string): string {
-  // Inherited roles' hidden cells are not compiled by this kind: refused rather than shown.
-  if (e.kind === 'column') return e.visibleWhen ? notSupported('inherited roles with hidden cells') : table + '.' + quoteIdent(e.name);
-  return notSupported(e.kind === 'cast' ? '_cast' : 'computed fields');
-}
-
-export function comparisonSql(ctx: CompileContext, lhs: string, op: ComparisonOp, rhs: TypedValueIR): string {
+/** An operator given PostgreSQL's meaning; null for the plain SQL operator (a constant `_is_null` is answered by the shared walk). */
+function comparison(ctx: CompileContext, lhs: string, op: ComparisonOp, rhs: TypedValueIR): string | null {
   const p = ctx.slots;
   switch (op) {
     case '_is_null': {
-      if (rhs.value.kind === 'const') {
-        if (rhs.value.value === null || rhs.value.value === undefined) return 'TRUE';
-        return rhs.value.value === false ? `(${lhs} IS NOT NULL)` : `(${lhs} IS NULL)`;
-      }
       const flag = p.value({ value: rhs.value, dbType: 'boolean' });
       const flag2 = p.value({ value: rhs.value, dbType: 'boolean' });
       return `((${flag} AND ${lhs} IS NULL) OR (NOT ${flag2} AND ${lhs} IS NOT NULL))`;
@@ -82,40 +63,12 @@ export function comparisonSql(ctx: CompileContext, lhs: string, op: ComparisonOp
       return `(${lhs} REGEXP ${p.value(rhs, 'iregex')})`;
     case '_niregex':
       return `(${lhs} NOT REGEXP ${p.value(rhs, 'iregex')})`;
-    default: {
-      const sqlOp = BINARY[op];
-      if (sqlOp === undefined) return notSupported(`the ${op} operator`);
-      return `(${lhs} ${sqlOp} ${valueSql(ctx, rhs)})`;
-    }
+    default:
+      return null;
   }
 }
 
-export function joinSql(mapping: Array<[string, string]>, from: string, to: string): string {
-  if (mapping.length === 0) return 'TRUE';
-  return mapping.map(([a, b]) => `(${from}.${quoteIdent(a)} = ${to}.${quoteIdent(b)})`).join(' AND ');
-}
-
-export function andSql(items: string[]): string {
-  const kept = items.filter((s) => s !== 'TRUE');
-  if (kept.length === 0) return 'TRUE';
-  if (kept.length === 1) return kept[0]!;
-  return kept.map((s) => `(${s})`).join(' AND ');
-}
-
-function orSql(items: string[]): string {
-  const kept = items.filter((s) => s !== 'FALSE');
-  if (kept.length === 0) return 'FALSE';
-  if (kept.length === 1) return kept[0]!;
-  return kept.map((s) => `(${s})`).join(' OR ');
-}
-
-function exists(ctx: CompileContext, target: TableRef, cond: (alias: string) => string): string {
-  const a = ctx.alias();
-  return `EXISTS (SELECT 1 FROM ${quoteTable(target)} AS ${a} WHERE ${cond(a)})`;
-}
-
-function predicateAgg(fn: AggregatePredicateFn, args: string[], distinct: boolean, table: string): string {
-  const cols = args.map((c) => table + '.' + quoteIdent(c));
+function predicateAggregate(fn: AggregatePredicateFn, cols: string[], distinct: boolean): string {
   const d = distinct ? 'DISTINCT ' : '';
   switch (fn) {
     case 'bool_and':
@@ -139,39 +92,18 @@ function predicateAgg(fn: AggregatePredicateFn, args: string[], distinct: boolea
   }
 }
 
-export function boolExpSql(ctx: CompileContext, e: BoolExpIR, scope: Scope): string {
-  switch (e.kind) {
-    case 'true':
-      return 'TRUE';
-    case 'false':
-      return 'FALSE';
-    case 'and':
-      return andSql(e.items.map((i) => boolExpSql(ctx, i, scope)));
-    case 'or':
-      return orSql(e.items.map((i) => boolExpSql(ctx, i, scope)));
-    case 'not':
-      return `NOT (${boolExpSql(ctx, e.item, scope)})`;
-    case 'compare':
-      return comparisonSql(ctx, scalarSql(e.lhs, scope.cur), e.op, e.rhs);
-    case 'compareColumn': {
-      const sqlOp = BINARY[e.op];
-      if (sqlOp === undefined) return notSupported(`the ${e.op} operator`);
-      return `(${scalarSql(e.lhs, scope.cur)} ${sqlOp} ${(e.rhs.root ? scope.root : scope.cur) + '.' + quoteIdent(e.rhs.column)})`;
-    }
-    case 'relationship':
-      return exists(ctx, e.target, (a) => andSql([joinSql(e.mapping, scope.cur, a), boolExpSql(ctx, e.where, { cur: a, root: scope.root })]));
-    case 'exists':
-      return exists(ctx, e.target, (a) => boolExpSql(ctx, e.where, { cur: a, root: scope.root }));
-    case 'computedTable':
-      return notSupported('computed fields');
-    case 'kindOperator':
-      // This kind declares no type operators (SourceConnection.typeOperators).
-      return notSupported(`the ${e.op} operator`);
-    case 'aggregatePredicate': {
-      const a = ctx.alias();
-      const where = andSql([joinSql(e.mapping, scope.cur, a), e.filter === null ? 'TRUE' : boolExpSql(ctx, e.filter, { cur: a, root: scope.root })]);
-      const lhs = `(SELECT ${predicateAgg(e.fn, e.args, e.distinct, a)} FROM ${quoteTable(e.target)} AS ${a} WHERE ${where})`;
-      return comparisonSql(ctx, lhs, e.predicate.op, e.predicate.rhs);
-    }
-  }
-}
+const dialect: BoolExpDialect<CompileContext> = {
+  trueSql: 'TRUE',
+  falseSql: 'FALSE',
+  quoteIdent,
+  quoteTable,
+  notSupported,
+  value: valueSql,
+  comparison,
+  predicateAggregate,
+  // This kind declares no type operators (SourceConnection.typeOperators).
+  kindOperator: (_ctx, e) => notSupported(`the ${e.op} operator`),
+};
+
+export const conditions = new BoolExpSql(dialect);
+export const { and: andSql, join: joinSql, scalar: scalarSql, comparison: comparisonSql, expr: boolExpSql, over: conditionSql, rowsFilter } = conditions;

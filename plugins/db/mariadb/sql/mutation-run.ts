@@ -1,23 +1,16 @@
 /**
- * Runs a compiled mutation inside the request's transaction (see mutation.ts for the program).
- * The written rows are known by their key: the primary key, else the first unique key, read from
- * information_schema once per table and connection.
+ * Runs a compiled mutation inside the request's transaction: the SDK's MutationProgramRun with
+ * MariaDB's statements. The written rows are known by their key: the primary key, else the first
+ * unique key, read from information_schema once per table and connection.
  */
-import { EngineError, type TableRef } from '../../../../core/sdk/index.js';
+import { type Affected, type BoundSql, EngineError, type KeyRow, type Marked, MutationProgramRun, type TableKeys, type TableRef, type UpdatePlan } from '../../../../core/sdk/index.js';
 import { duplicateKeyName, isDuplicateKey, mariaEngineError } from '../errors.js';
 import type { Queryable, Row } from '../pool.js';
-import type { InsertPlan, MariaCompiledMutation, Marked, ReturnPlan, TablePlan } from './mutation.js';
+import type { MariaCompiledMutation } from './mutation.js';
 import { quoteIdent, quoteTable } from './quote.js';
 import { bindSlots, type Slot } from './template.js';
 
-const CHECK_FAILED = 'check constraint of an insert/update permission has failed';
-
-export interface TableKeys {
-  /** The columns that identify a row (primary key, else the first unique key); null: none. */
-  key: string[] | null;
-  /** Unique keys (and PRIMARY) by name. */
-  uniques: Map<string, string[]>;
-}
+export type { TableKeys };
 
 export type KeysOf = (q: Queryable, table: TableRef) => Promise<TableKeys>;
 
@@ -38,267 +31,91 @@ export async function readTableKeys(q: Queryable, table: TableRef): Promise<Tabl
   return { key: first.done ? null : first.value, uniques };
 }
 
-type KeyRow = unknown[];
-
-// Slot and EXCLUDED markers (see template.ts): control characters no name can hold.
-// eslint-disable-next-line no-control-regex
-const MARK_RE = /\u0001(\d+)\u0001|\u0002([^\u0002]*)\u0002/g;
-
-export class MutationRun {
-  private readonly bound: unknown[];
-  /** The plan's slots, and the affected-rows slots of statements built here (the plan is shared). */
-  private readonly slots: Slot[];
+/** MariaDB's statements: `?` placeholders, FOR UPDATE locks, RETURNING, SET STATEMENT time limits. */
+export class MutationRun extends MutationProgramRun<Slot> {
+  protected readonly kindName = 'MariaDB';
+  protected readonly falseSql = 'FALSE';
+  protected readonly quoteTable = quoteTable;
 
   constructor(
     private readonly tx: Queryable,
-    private readonly plan: MariaCompiledMutation,
+    plan: MariaCompiledMutation,
     values: readonly unknown[],
     sessionJson: string,
     private readonly keysOf: KeysOf,
     private readonly deadline?: number,
   ) {
-    // Each slot's value once, as bindSlots prepares it; affected slots are expanded per statement.
-    this.slots = [...plan.slots];
-    this.bound = plan.slots.map((s) => (s.kind === 'affected' ? null : bindSlots([s], values, sessionJson)[0]));
+    super(plan, (s) => bindSlots([s], values, sessionJson)[0]);
   }
 
-  /** Marked text → `?` text and its values; `affected` rows by `keys`, `excluded` the proposed row's values. */
-  private render(marked: Marked, affected: { keys: string[]; rows: KeyRow[] } | null, excluded?: ReadonlyMap<string, unknown>): { sql: string; params: unknown[] } {
-    const params: unknown[] = [];
-    const sql = marked.replace(MARK_RE, (_m, n: string | undefined, col: string | undefined) => {
-      if (col !== undefined) {
-        if (!excluded?.has(col)) return `DEFAULT(${quoteIdent(col)})`;
-        params.push(excluded.get(col));
-        return '?';
-      }
-      const s: Slot = this.slots[Number(n)]!;
-      if (s.kind !== 'affected') {
-        params.push(this.bound[Number(n)]);
-        return '?';
-      }
-      if (!affected || affected.rows.length === 0) return 'FALSE';
-      const cols = affected.keys.map((k) => `${s.alias}.${quoteIdent(k)}`);
-      const tuples = affected.rows.map((r) => {
-        params.push(...r);
-        return cols.length === 1 ? '?' : `(${cols.map(() => '?').join(', ')})`;
-      });
-      return `(${cols.length === 1 ? cols[0] : `(${cols.join(', ')})`} IN (${tuples.join(', ')}))`;
-    });
-    return { sql, params };
+  protected keys(table: TableRef): Promise<TableKeys> {
+    return this.keysOf(this.tx, table);
   }
 
-  /**
-   * Runs one statement of the program within the request's deadline: none starts after it, and
-   * the server stops one running past it (whole seconds); the transaction then rolls back.
-   */
-  private timed(sql: string, params: unknown[]): Promise<Row[]> {
+  /** The server stops a statement running past the deadline (whole seconds); the transaction then rolls back. */
+  protected timed(sql: string, params: unknown[]): Promise<Row[]> {
     if (this.deadline === undefined) return this.tx.rows(sql, params);
     const left = this.deadline - Date.now();
     if (left <= 0) throw new EngineError('time-limit-exceeded', 'Time limit exceeded', { path: this.plan.errorPath });
     return this.tx.rows(`SET STATEMENT max_statement_time=${Math.ceil(left / 1000)} FOR ${sql}`, params);
   }
 
-  private async exec(sql: string, params: unknown[]): Promise<Row[]> {
-    try {
-      return await this.timed(sql, params);
-    } catch (e) {
-      throw mariaEngineError(e, sql).atPath(this.plan.errorPath);
+  protected engineError(e: unknown, sql: string): EngineError {
+    return mariaEngineError(e, sql);
+  }
+
+  protected duplicateKey(e: unknown): string | null {
+    return isDuplicateKey(e) ? duplicateKeyName(e) : null;
+  }
+
+  protected placeholder(): string {
+    return '?';
+  }
+
+  protected excludedDefault(column: string): string {
+    return `DEFAULT(${quoteIdent(column)})`;
+  }
+
+  /** The rows by their key values, one placeholder each: `(k IN (?, ?))`, `((k1, k2) IN ((?, ?), ..))`. */
+  protected affectedSql(alias: string, affected: Affected, _table: TableRef, param: (v: unknown) => string): string {
+    const cols = affected.keys.map((k) => `${alias}.${quoteIdent(k)}`);
+    const tuples = affected.rows.map((r) => (cols.length === 1 ? param(r[0]) : `(${r.map(param).join(', ')})`));
+    return `(${cols.length === 1 ? cols[0] : `(${cols.join(', ')})`} IN (${tuples.join(', ')}))`;
+  }
+
+  /** No UPDATE .. RETURNING: the rows are found and locked first, then written by their key. */
+  protected async update(write: UpdatePlan, key: string[]): Promise<KeyRow[]> {
+    const affected = await this.targets(write.table, write.alias, write.target, key);
+    if (affected.length > 0 && write.set.length > 0) {
+      if (write.setColumns.some((c) => key.includes(c))) throw this.keyUpdateRefused();
+      const { sql, params } = this.render(this.updateSql(write.table, write.alias, write.set, this.affectedMark(write.alias)), write.table, { keys: key, rows: affected });
+      await this.exec(sql, params);
     }
+    return affected;
   }
 
-  async run(): Promise<string> {
-    const p = this.plan.program;
-    if (p.kind === 'one') return this.one(p.write, p.ret);
-    const out: string[] = [];
-    for (const w of p.writes) out.push(await this.one(w, p.ret));
-    return `[${out.join(',')}]`;
+  protected targetsSql(table: TableRef, alias: string, target: Marked, key: string[]): Marked {
+    return `SELECT ${key.map((k) => `${alias}.${quoteIdent(k)}`).join(', ')} FROM ${quoteTable(table)} AS ${alias} WHERE ${target} FOR UPDATE`;
   }
 
-  private async one(write: TablePlan, ret: ReturnPlan): Promise<string> {
-    const keys = await this.keysOf(this.tx, write.table);
-    const needsRows = ret.output.kind === 'single' || ret.output.fields.some((f) => f.kind === 'returning');
-    if (keys.key === null && (needsRows || write.kind !== 'insert')) {
-      throw new EngineError('not-supported', `table ${quoteTable(write.table)} has no primary or unique key to find the rows a mutation writes`, { path: this.plan.errorPath });
-    }
-    const key = keys.key ?? [];
-    let affected: KeyRow[];
-    let count: number;
-    let answers: Map<string, string>;
-    if (write.kind === 'insert') {
-      const r = await this.insert(write, keys);
-      affected = r.rows;
-      count = r.count;
-      answers = await this.answers(ret, { keys: key, rows: affected });
-    } else if (write.kind === 'update') {
-      affected = await this.targets(write.table, write.alias, write.target, key);
-      if (affected.length > 0 && write.set.length > 0) {
-        if (write.setColumns.some((c) => key.includes(c))) {
-          throw new EngineError('not-supported', 'the MariaDB kind cannot update the columns that identify a row', { path: this.plan.errorPath });
-        }
-        const { sql, params } = this.render(`UPDATE ${quoteTable(write.table)} AS ${write.alias} SET ${write.set.join(', ')} WHERE ${this.affectedMark(write.alias)}`, { keys: key, rows: affected });
-        await this.exec(sql, params);
-        if (write.check) await this.check(write.check, { keys: key, rows: affected });
-      }
-      count = affected.length;
-      answers = await this.answers(ret, { keys: key, rows: affected });
-    } else {
-      affected = await this.targets(write.table, write.alias, write.target, key);
-      answers = await this.answers(ret, { keys: key, rows: affected });
-      if (affected.length > 0) {
-        const { sql, params } = this.render(`DELETE ${write.alias} FROM ${quoteTable(write.table)} AS ${write.alias} WHERE ${this.affectedMark(write.alias)}`, { keys: key, rows: affected });
-        await this.exec(sql, params);
-      }
-      count = affected.length;
-    }
-    return this.output(ret, count, answers);
+  protected updateSql(table: TableRef, alias: string, set: Marked[], where: Marked): Marked {
+    return `UPDATE ${quoteTable(table)} AS ${alias} SET ${set.join(', ')} WHERE ${where}`;
   }
 
-  /** A marker for the affected-rows condition over `alias`, outside compiled statements. */
-  private affectedMark(alias: string): string {
-    const index = this.slots.findIndex((s) => s.kind === 'affected' && s.alias === alias);
-    if (index >= 0) return `\u0001${index}\u0001`;
-    this.slots.push({ kind: 'affected', alias });
-    this.bound.push(null);
-    return `\u0001${this.slots.length - 1}\u0001`;
+  protected deleteSql(table: TableRef, alias: string, where: Marked): Marked {
+    return `DELETE ${alias} FROM ${quoteTable(table)} AS ${alias} WHERE ${where}`;
   }
 
-  private async targets(table: TableRef, alias: string, target: Marked, key: string[]): Promise<KeyRow[]> {
-    const { sql, params } = this.render(
-      `SELECT ${key.map((k) => `${alias}.${quoteIdent(k)}`).join(', ')} FROM ${quoteTable(table)} AS ${alias} WHERE ${target} FOR UPDATE`,
-      null,
-    );
-    return (await this.exec(sql, params)).map((r) => key.map((k) => r[k]));
+  protected insertSql(table: TableRef, cols: readonly string[], wanted: readonly string[]): string {
+    const sql = `INSERT INTO ${quoteTable(table)} (${cols.map(quoteIdent).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
+    return wanted.length > 0 ? `${sql} RETURNING ${wanted.map(quoteIdent).join(', ')}` : sql;
   }
 
-  private async check(marked: Marked, affected: { keys: string[]; rows: KeyRow[] }): Promise<void> {
-    if (affected.rows.length === 0) return;
-    const { sql, params } = this.render(marked, affected);
-    if ((await this.exec(sql, params)).length > 0) throw new EngineError('permission-error', CHECK_FAILED, { path: this.plan.errorPath });
-  }
-
-  /**
-   * Inserts a table's rows (and, through relationships, their related rows), one statement per
-   * row. `fixed[i]`: column values row i takes from its parent; `need`: columns the caller reads
-   * back. Returns per row the written row's `need` and key columns (null: skipped by on_conflict).
-   */
-  private async insertTable(
-    write: InsertPlan,
-    keys: TableKeys,
-    fixed: ReadonlyArray<ReadonlyMap<string, unknown>> | null,
-    need: readonly string[],
-  ): Promise<{ rows: Array<Row | null>; inserted: KeyRow[]; updated: KeyRow[]; count: number; key: string[] }> {
-    const key = keys.key;
-    if (key === null && write.check !== null) {
-      throw new EngineError('not-supported', `table ${quoteTable(write.table)} has no primary or unique key to check inserted rows against the role's check`, { path: this.plan.errorPath });
-    }
-    const out: Array<Row | null> = [];
-    const inserted: KeyRow[] = [];
-    const updated: KeyRow[] = [];
-    let count = 0;
-    for (const [i, row] of write.rows.entries()) {
-      const values = new Map<string, unknown>(row.columns.map((c, j) => [c, this.bound[row.valueSlots[j]!]] as const));
-      for (const rel of row.before) {
-        const target = await this.insertTable(rel.insert, await this.keysOf(this.tx, rel.insert.table), null, rel.mapping.map(([, t]) => t));
-        count += target.count;
-        const related = target.rows[0] ?? null;
-        for (const [parentColumn, targetColumn] of rel.mapping) values.set(parentColumn, related === null ? null : related[targetColumn]);
-        if (rel.insert.check) await this.check(rel.insert.check, { keys: target.key, rows: [...target.inserted, ...target.updated] });
-      }
-      for (const [c, v] of fixed?.[i] ?? []) values.set(c, v);
-      const wanted = [...new Set([...(key ?? []), ...need, ...row.after.flatMap((r) => r.mapping.map(([p]) => p))])];
-      const cols = [...values.keys()];
-      let sql = `INSERT INTO ${quoteTable(write.table)} (${cols.map(quoteIdent).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
-      if (wanted.length > 0) sql += ` RETURNING ${wanted.map(quoteIdent).join(', ')}`;
-      let written: Row | null = null;
-      try {
-        written = (await this.timed(sql, [...values.values()]))[0] ?? {};
-        if (key) inserted.push(key.map((k) => written![k]));
-        count++;
-      } catch (e) {
-        const oc = write.onConflict;
-        const name = isDuplicateKey(e) ? duplicateKeyName(e) : null;
-        if (!oc || name === null || (oc.constraint !== null && oc.constraint !== name)) throw mariaEngineError(e, sql).atPath(this.plan.errorPath);
-        if (oc.set.length > 0) {
-          written = await this.conflicting(write.table, oc.alias, oc.where, keys, name, values, wanted);
-          if (written !== null) {
-            const existing = key!.map((k) => written![k]);
-            const upd = this.render(`UPDATE ${quoteTable(write.table)} AS ${oc.alias} SET ${oc.set.join(', ')} WHERE ${this.affectedMark(oc.alias)}`, { keys: key!, rows: [existing] }, values);
-            await this.exec(upd.sql, upd.params);
-            updated.push(existing);
-            count++;
-          }
-        }
-      }
-      out.push(written);
-      if (written === null) continue;
-      for (const rel of row.after) {
-        const childFixed = rel.insert.rows.map(() => new Map(rel.mapping.map(([p, t]) => [t, written![p]] as const)));
-        const children = await this.insertTable(rel.insert, await this.keysOf(this.tx, rel.insert.table), childFixed, []);
-        count += children.count;
-        if (rel.insert.check) await this.check(rel.insert.check, { keys: children.key, rows: [...children.inserted, ...children.updated] });
-      }
-    }
-    return { rows: out, inserted, updated, count, key: key ?? [] };
-  }
-
-  private async insert(write: InsertPlan, keys: TableKeys): Promise<{ rows: KeyRow[]; count: number }> {
-    const r = await this.insertTable(write, keys, null, []);
-    if (keys.key) {
-      if (write.check) await this.check(write.check, { keys: keys.key, rows: write.updateCheck ? r.inserted : [...r.inserted, ...r.updated] });
-      if (write.updateCheck) await this.check(write.updateCheck, { keys: keys.key, rows: r.updated });
-    }
-    return { rows: [...r.inserted, ...r.updated], count: r.count };
-  }
-
-  /** The existing row a proposed row collided with on unique key `name`, if the update filter lets it be updated. */
-  private async conflicting(
-    table: TableRef,
-    alias: string,
-    where: Marked,
-    keys: TableKeys,
-    name: string,
-    proposed: ReadonlyMap<string, unknown>,
-    wanted: readonly string[],
-  ): Promise<Row | null> {
-    const cols = keys.uniques.get(name);
-    if (!cols || !keys.key) throw new EngineError('constraint-error', `constraint "${name}" for table ${quoteTable(table)} does not exist`, { path: this.plan.errorPath });
-    const match: string[] = [];
-    const values: unknown[] = [];
-    for (const c of cols) {
-      if (!proposed.has(c)) throw new EngineError('constraint-error', `the conflicting row cannot be found: column "${c}" of "${name}" was not given`, { path: this.plan.errorPath });
-      match.push(`${alias}.${quoteIdent(c)} = ?`);
-      values.push(proposed.get(c));
-    }
-    const filter = this.render(where, null);
-    const select = [...new Set([...keys.key, ...wanted])].map((k) => `${alias}.${quoteIdent(k)}`).join(', ');
-    const sql = `SELECT ${select} FROM ${quoteTable(table)} AS ${alias} WHERE ${match.join(' AND ')} AND (${filter.sql}) FOR UPDATE`;
-    const found = await this.exec(sql, [...values, ...filter.params]);
-    return found[0] ?? null;
-  }
-
-  private async answers(ret: ReturnPlan, affected: { keys: string[]; rows: KeyRow[] }): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    for (const [alias, marked] of ret.selects) {
-      if (affected.rows.length === 0) {
-        out.set(alias, '[]');
-        continue;
-      }
-      const { sql, params } = this.render(marked, affected);
-      const rows = await this.exec(sql, params);
-      out.set(alias, String(rows[0]?.['root'] ?? '[]'));
-    }
-    return out;
-  }
-
-  private output(ret: ReturnPlan, count: number, answers: Map<string, string>): string {
-    if (ret.output.kind === 'single') {
-      const rows = JSON.parse(answers.get('') ?? '[]') as unknown[];
-      return rows.length === 0 ? 'null' : JSON.stringify(rows[0]);
-    }
-    const parts = ret.output.fields.map((f) => {
-      const value = f.kind === 'affectedRows' ? String(count) : f.kind === 'typename' ? JSON.stringify(f.typeName) : (answers.get(f.alias) ?? '[]');
-      return `${JSON.stringify(f.alias)}:${value}`;
-    });
-    return `{${parts.join(',')}}`;
+  protected conflictingSql(table: TableRef, alias: string, select: string[], match: Array<[string, unknown]>, filter: BoundSql): BoundSql {
+    const where = match.map(([c]) => `${alias}.${quoteIdent(c)} = ?`).join(' AND ');
+    return {
+      sql: `SELECT ${select.map((k) => `${alias}.${quoteIdent(k)}`).join(', ')} FROM ${quoteTable(table)} AS ${alias} WHERE ${where} AND (${filter.sql}) FOR UPDATE`,
+      params: [...match.map(([, v]) => v), ...filter.params],
+    };
   }
 }

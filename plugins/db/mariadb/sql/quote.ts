@@ -1,11 +1,8 @@
 /** Identifiers in backticks (a backtick doubled), and the few literals the compiler writes itself. */
-import { EngineError, type TableRef } from '../../../../core/sdk/index.js';
+import { checkSqlName, graphqlName, type TableRef } from '../../../../core/sdk/index.js';
 
-/** Names holding NUL or the compiler's marker characters (template.ts) are refused, not escaped. */
-export function checkName(name: string): string {
-  if (name.includes('\u0000') || name.includes('\u0001') || name.includes('\u0002')) throw new EngineError('validation-failed', `the name ${JSON.stringify(name)} holds a control character`);
-  return name;
-}
+/** Names holding NUL or the compiler's marker characters are refused, not escaped. */
+export const checkName = checkSqlName;
 
 export function quoteIdent(name: string): string {
   checkName(name);
@@ -14,11 +11,5 @@ export function quoteIdent(name: string): string {
 
 export const quoteTable = (t: TableRef): string => quoteIdent(t.schema) + '.' + quoteIdent(t.name);
 
-/**
- * A string literal for names the compiler writes as JSON keys (GraphQL aliases and type names,
- * already checked to be GraphQL names); anything else is refused rather than escaped.
- */
-export function nameLiteral(name: string): string {
-  if (!/^[_A-Za-z][_0-9A-Za-z]*$/.test(name)) throw new EngineError('unexpected', `not a GraphQL name: ${JSON.stringify(name)}`);
-  return `'${name}'`;
-}
+/** A string literal for names the compiler writes as JSON keys (GraphQL aliases and type names). */
+export const nameLiteral = (name: string): string => `'${graphqlName(name)}'`;

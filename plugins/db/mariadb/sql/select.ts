@@ -13,36 +13,16 @@
  * get the requested placement. JSON_ARRAYAGG's LIMIT takes literals only: a nested level's limit
  * must be a constant of the query (a GraphQL variable there is refused, not-supported).
  */
-import {
-  type AggregateOpIR,
-  type AggregateSelectIR,
-  EngineError,
-  errors,
-  type FieldIR,
-  type OrderByIR,
-  type OrderExprIR,
-  type SelectFromIR,
-  type SelectIR,
-  type TableRef,
-  type TypedValueIR,
-  type BoolExpIR,
-} from '../../../../core/sdk/index.js';
-import { andSql, boolExpSql, joinSql } from './bool-exp.js';
+import { type AggregateOpIR, type AggregateSelectIR, EngineError, errors, type FieldIR, type OrderByIR, type SelectFromIR, type SelectIR, type TypedValueIR, type JoinSpec, OrderSql } from '../../../../core/sdk/index.js';
+import { andSql, conditions, rowsFilter } from './bool-exp.js';
 import type { CompileContext } from './context.js';
 import { nameLiteral, quoteIdent, quoteTable } from './quote.js';
 import { isBigNumberType, timestampJsonSql } from './values.js';
 import type { PagingBound } from './template.js';
 
-export interface JoinSpec {
-  parent: string;
-  mapping: Array<[string, string]>;
-}
-
 const notSupported = (what: string): never => {
   throw new EngineError('not-supported', `the MariaDB kind does not support ${what}`);
 };
-
-const ORDER_KEY = '__svc_order_';
 
 /** A column's JSON value: booleans as JSON booleans, ISO timestamps, big numbers as text when asked to. */
 export function columnValueSql(ctx: CompileContext, table: string, name: string, type: string): string {
@@ -89,56 +69,20 @@ export function rowSql(ctx: CompileContext, fields: FieldIR[], table: string): s
   return jsonObject(pairs);
 }
 
-function checkSelect(sel: SelectFromIR): void {
-  if (sel.function) notSupported('functions');
-  if (sel.distinctOn.length > 0) notSupported('distinct_on');
-}
-
-function whereSql(ctx: CompileContext, sel: SelectFromIR, alias: string, join: JoinSpec | null, extra: BoolExpIR | null = null): string {
-  return andSql([
-    join === null ? 'TRUE' : joinSql(join.mapping, join.parent, alias),
-    sel.permissionFilter === null ? 'TRUE' : boolExpSql(ctx, sel.permissionFilter, { cur: alias, root: alias }),
-    sel.where === null ? 'TRUE' : boolExpSql(ctx, sel.where, { cur: alias, root: alias }),
-    extra === null ? 'TRUE' : boolExpSql(ctx, extra, { cur: alias, root: alias }),
-  ]);
-}
-
-export function orderExprSql(ctx: CompileContext, e: OrderExprIR, table: string): string {
-  switch (e.kind) {
-    case 'column':
-      return e.visibleWhen ? notSupported('inherited roles with hidden cells') : table + '.' + quoteIdent(e.name);
-    case 'computed':
-    case 'computedAggregate':
-      return notSupported('computed fields');
-    case 'objectRelationship': {
-      const a = ctx.alias();
-      const inner = orderExprSql(ctx, e.expr, a);
-      const where = andSql([joinSql(e.mapping, table, a), e.filter === null ? 'TRUE' : boolExpSql(ctx, e.filter, { cur: a, root: a })]);
-      return `(SELECT ${inner} FROM ${quoteTable(e.target)} AS ${a} WHERE ${where} LIMIT 1)`;
-    }
-    case 'arrayAggregate': {
-      const a = ctx.alias();
-      const where = andSql([joinSql(e.mapping, table, a), e.filter === null ? 'TRUE' : boolExpSql(ctx, e.filter, { cur: a, root: a })]);
-      let call: string;
-      if (e.fn === 'count') call = 'COUNT(*)';
-      else if (e.column === undefined) throw errors.unexpected(`order by ${e.fn} needs a column`);
-      else call = `${e.fn.toUpperCase()}(${a}.${quoteIdent(e.column.name)})`;
-      return `(SELECT ${call} FROM ${quoteTable(e.target)} AS ${a} WHERE ${where})`;
-    }
-  }
-}
-
 /** `ISNULL(k) <placement>, k <direction>` for one key; a key that cannot be NULL needs no placement. */
-function keySql(key: string, o: Pick<OrderByIR, 'direction' | 'nulls'>, nullable: boolean): string {
+function sortKey(key: string, o: Pick<OrderByIR, 'direction' | 'nulls'>, nullable: boolean): string {
   const dir = o.direction === 'desc' ? 'DESC' : 'ASC';
   return nullable ? `ISNULL(${key}) ${o.nulls === 'first' ? 'DESC' : 'ASC'}, ${key} ${dir}` : `${key} ${dir}`;
 }
 
-const nullableKey = (ctx: CompileContext, o: OrderByIR, from: TableRef): boolean => o.expr.kind !== 'column' || !ctx.notNull(from, o.expr.name);
-
-function orderSql(ctx: CompileContext, orderBy: OrderByIR[], table: string, from: TableRef): string {
-  return orderBy.map((o) => keySql(orderExprSql(ctx, o.expr, table), o, nullableKey(ctx, o, from))).join(', ');
-}
+const ordering = new OrderSql<CompileContext>({
+  conditions,
+  sortKey,
+  firstRow: (value, from, where) => `(SELECT ${value} FROM ${from} WHERE ${where} LIMIT 1)`,
+  aggregateCall: (fn, column) => `${fn.toUpperCase()}(${column})`,
+  derivedSortsBy: 'name',
+});
+const { checkSelect, terms: orderSql } = ordering;
 
 /** A limit known now (the client's constant and the role's cap), or null for none. */
 function constLimit(limit: TypedValueIR | null, cap: number | null, what: string): number | null {
@@ -196,7 +140,7 @@ function nestedSelect(ctx: CompileContext, sel: SelectIR, join: JoinSpec, shape:
   checkSelect(sel);
   const a = ctx.alias();
   const row = rowSql(ctx, sel.fields, a);
-  const where = whereSql(ctx, sel, a, join);
+  const where = rowsFilter(ctx, sel, a, join);
   const order = orderSql(ctx, sel.orderBy, a, sel.from);
   const from = `FROM ${quoteTable(sel.from)} AS ${a} WHERE ${where}`;
   if (shape === 'object') return `(SELECT ${row} ${from}${order ? ` ORDER BY ${order}` : ''} LIMIT 1)`;
@@ -213,28 +157,12 @@ interface RootRows {
 
 function rootRows(ctx: CompileContext, sel: SelectFromIR, a: string, single: boolean): RootRows {
   checkSelect(sel);
-  const where = whereSql(ctx, sel, a, null);
+  const where = rowsFilter(ctx, sel, a, null);
   const hasLimit = single || sel.limit !== null || sel.permissionLimit !== null;
   const paged = hasLimit || sel.offset !== null;
   const table = `${quoteTable(sel.from)} AS ${a}`;
   if (!paged) return { from: ` FROM ${table}${where === 'TRUE' ? '' : ` WHERE ${where}`}`, order: orderSql(ctx, sel.orderBy, a, sel.from) };
-  // Keys that are not columns are computed once inside and read by name outside.
-  const extra: string[] = [];
-  const inner: string[] = [];
-  const outer: string[] = [];
-  sel.orderBy.forEach((o, i) => {
-    const key = orderExprSql(ctx, o.expr, a);
-    const nullable = nullableKey(ctx, o, sel.from);
-    if (o.expr.kind === 'column') {
-      inner.push(keySql(key, o, nullable));
-      outer.push(keySql(key, o, nullable));
-    } else {
-      const name = quoteIdent(ORDER_KEY + i);
-      extra.push(`${key} AS ${name}`);
-      inner.push(keySql(name, o, nullable));
-      outer.push(keySql(`${a}.${name}`, o, nullable));
-    }
-  });
+  const { extra, inner, outer } = ordering.derived(ctx, sel, a);
   let sql = `SELECT ${[`${a}.*`, ...extra].join(', ')} FROM ${table}`;
   if (where !== 'TRUE') sql += ` WHERE ${where}`;
   if (inner.length > 0) sql += ` ORDER BY ${inner.join(', ')}`;
@@ -318,7 +246,7 @@ function nestedAggregate(ctx: CompileContext, agg: AggregateSelectIR, join: Join
   const a = ctx.alias();
   const paged = agg.limit !== null || agg.offset !== null || agg.permissionLimit !== null;
   if (paged && agg.fields.some((f) => f.kind === 'aggregate')) return pagedNestedAggregate(ctx, agg, join);
-  const where = whereSql(ctx, agg, a, join);
+  const where = rowsFilter(ctx, agg, a, join);
   const order = orderSql(ctx, agg.orderBy, a, agg.from);
   return `(SELECT ${aggregateFields(ctx, agg, a, order, true)} FROM ${quoteTable(agg.from)} AS ${a} WHERE ${where})`;
 }
@@ -327,7 +255,7 @@ function nestedAggregate(ctx: CompileContext, agg: AggregateSelectIR, join: Join
 export function affectedRowsSql(ctx: CompileContext, sel: SelectIR): string {
   const a = ctx.alias();
   const row = rowSql(ctx, sel.fields, a);
-  const where = andSql([ctx.slots.mark({ kind: 'affected', alias: a }), whereSql(ctx, sel, a, null)]);
+  const where = andSql([ctx.slots.mark({ kind: 'affected', alias: a }), rowsFilter(ctx, sel, a, null)]);
   return `SELECT COALESCE(JSON_ARRAYAGG(${row}), '[]') AS root FROM ${quoteTable(sel.from)} AS ${a} WHERE ${where}`;
 }
 
@@ -359,7 +287,7 @@ function pagedNestedAggregate(ctx: CompileContext, agg: AggregateSelectIR, join:
   const names = [...columns.keys()];
   const a = ctx.alias();
   const values = `JSON_ARRAY(${names.map((c) => `${a}.${quoteIdent(c)}`).join(', ')})`;
-  const rows = `(SELECT ${arrayAggSql(ctx, agg, values, orderSql(ctx, agg.orderBy, a, agg.from))} FROM ${quoteTable(agg.from)} AS ${a} WHERE ${whereSql(ctx, agg, a, join)})`;
+  const rows = `(SELECT ${arrayAggSql(ctx, agg, values, orderSql(ctx, agg.orderBy, a, agg.from))} FROM ${quoteTable(agg.from)} AS ${a} WHERE ${rowsFilter(ctx, agg, a, join)})`;
   const defs = [`${quoteIdent('__svc_row')} FOR ORDINALITY`, ...names.map((c, i) => `${quoteIdent(c)} ${readBackType(columns.get(c)!)} PATH '$[${i}]'`)];
   const j = ctx.alias();
   const pairs: Array<[string, string]> = [];
@@ -369,7 +297,7 @@ function pagedNestedAggregate(ctx: CompileContext, agg: AggregateSelectIR, join:
     else {
       const n = ctx.alias();
       const row = rowSql(ctx, f.fields, n);
-      pairs.push([f.alias, `(SELECT ${arrayAggSql(ctx, agg, row, orderSql(ctx, agg.orderBy, n, agg.from))} FROM ${quoteTable(agg.from)} AS ${n} WHERE ${whereSql(ctx, agg, n, join)})`]);
+      pairs.push([f.alias, `(SELECT ${arrayAggSql(ctx, agg, row, orderSql(ctx, agg.orderBy, n, agg.from))} FROM ${quoteTable(agg.from)} AS ${n} WHERE ${rowsFilter(ctx, agg, n, join)})`]);
     }
   }
   return `(SELECT ${jsonObject(pairs)} FROM JSON_TABLE(${rows}, '$[*]' COLUMNS (${defs.join(', ')})) AS ${j})`;

@@ -4,7 +4,7 @@
  * writes markers naming a slot and `render` turns them into `?` in text order, listing which
  * value each one takes. A value used twice is sent twice.
  */
-import { EngineError, type TypedValueIR } from '../../../../core/sdk/index.js';
+import { booleanText, EngineError, pagingParam, pagingValue, paramSlot, renderSlots, similarToRegex, SqlSlotList, type RenderedSql } from '../../../../core/sdk/index.js';
 
 /** What one `?` receives. */
 export type Slot =
@@ -27,52 +27,20 @@ export type PagingBound = { const: number } | { index: number };
 /** How a value goes to the server: as is, as a JSON array (for `_in`), or rewritten (patterns, paging). */
 export type ParamUse = 'value' | 'json' | 'limit' | 'offset' | 'similar' | 'regex' | 'iregex';
 
-const MARK = '\u0001';
-// Control characters by design: quoteIdent refuses them in names, and values never enter the text.
-// eslint-disable-next-line no-control-regex
-const MARK_RE = /\u0001(\d+)\u0001/g;
-
-export class SlotList {
-  readonly slots: Slot[] = [];
-  readonly params: TypedValueIR[] = [];
-  usesSession = false;
-
-  mark(slot: Slot): string {
-    if (slot.kind === 'session') this.usesSession = true;
-    this.slots.push(slot);
-    return MARK + (this.slots.length - 1) + MARK;
+/** MariaDB's slots: a `param` slot knows the types whose values it rewrites when bound. */
+export class SlotList extends SqlSlotList<Slot, ParamUse> {
+  constructor() {
+    super((index, use, v, cap) =>
+      paramSlot(index, use, cap, {
+        ...(v.dbType === 'boolean' || v.dbType === 'bool' ? { boolean: true as const } : {}),
+        ...(v.dbType === 'timestamp' ? { timestamp: true as const } : {}),
+      }),
+    );
   }
-
-  /** A placeholder for a statement parameter (a constant, GraphQL variable or session variable). */
-  value(v: TypedValueIR, use: ParamUse = 'value', cap?: number): string {
-    this.params.push(v);
-    const boolean = v.dbType === 'boolean' || v.dbType === 'bool';
-    const timestamp = v.dbType === 'timestamp';
-    return this.mark({
-      kind: 'param',
-      index: this.params.length - 1,
-      use,
-      ...(cap !== undefined ? { cap } : {}),
-      ...(boolean ? { boolean: true as const } : {}),
-      ...(timestamp ? { timestamp: true as const } : {}),
-    });
-  }
-}
-
-export interface Rendered {
-  text: string;
-  order: Slot[];
 }
 
 /** Marked text → `?` text and the slots in the order the server reads them. */
-export function render(marked: string, slots: readonly Slot[]): Rendered {
-  const order: Slot[] = [];
-  const text = marked.replace(MARK_RE, (_m, n: string) => {
-    order.push(slots[Number(n)]!);
-    return '?';
-  });
-  return { text, order };
-}
+export const render = (marked: string, slots: readonly Slot[]): RenderedSql<Slot> => renderSlots(marked, slots, () => '?');
 
 /** Values for the rendered order: `params` are the request's resolved values. */
 export function bindSlots(order: readonly Slot[], values: readonly unknown[], sessionJson: string): unknown[] {
@@ -101,25 +69,8 @@ export function bindSlots(order: readonly Slot[], values: readonly unknown[], se
   });
 }
 
-function pagingValue(v: unknown, use: 'limit' | 'offset'): number | null {
-  if (v === null || v === undefined) return null;
-  const n = typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
-  if (typeof n === 'number' && n < 0) throw new EngineError('not-supported', 'unexpected negative value');
-  if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw new EngineError('validation-failed', `expected an integer for ${use}`);
-  return n;
-}
-
-/**
- * A BOOLEAN is a TINYINT: text values (session variables) are read as PostgreSQL reads boolean
- * text, since MariaDB would turn 'true' into 0. Anything else goes as it is.
- */
-function booleanValue(v: unknown): unknown {
-  if (typeof v !== 'string') return v;
-  const t = v.trim().toLowerCase();
-  if (['t', 'true', 'y', 'yes', 'on', '1'].includes(t)) return 1;
-  if (['f', 'false', 'n', 'no', 'off', '0'].includes(t)) return 0;
-  return v;
-}
+/** A BOOLEAN is a TINYINT: MariaDB would turn 'true' into 0. */
+const booleanValue = (v: unknown): unknown => booleanText(v, 1, 0);
 
 const ZONED = /^(\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)\s*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)$/;
 
@@ -140,13 +91,8 @@ function prepare(v: unknown, use: ParamUse, cap: number | undefined): unknown {
     case 'json':
       return v === null ? null : JSON.stringify(v);
     case 'limit':
-    case 'offset': {
-      // A null limit is no limit (the role's cap, if any), a null offset none, as in PostgreSQL.
-      const n = pagingValue(v, use);
-      if (use === 'offset') return n ?? 0;
-      if (n === null) return cap ?? Number.MAX_SAFE_INTEGER;
-      return cap === undefined ? n : Math.min(n, cap);
-    }
+    case 'offset':
+      return pagingParam(v, use, cap, Number.MAX_SAFE_INTEGER);
     case 'similar':
       return v === null ? null : '(?-i)' + similarToRegex(String(v));
     case 'regex':
@@ -157,21 +103,4 @@ function prepare(v: unknown, use: ParamUse, cap: number | undefined): unknown {
       if (v !== null && typeof v === 'object') return JSON.stringify(v);
       return v;
   }
-}
-
-/**
- * SQL `SIMILAR TO` → an anchored PCRE: `%` and `_` are wildcards, `.` is literal, `\` escapes,
- * and the regular-expression operators (`| * + ? {} () []`) mean what they mean in a regex.
- */
-export function similarToRegex(pattern: string): string {
-  let out = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === '\\' && i + 1 < pattern.length) out += '\\' + pattern[++i];
-    else if (c === '%') out += '.*';
-    else if (c === '_') out += '.';
-    else if ('.^$'.includes(c)) out += '\\' + c;
-    else out += c;
-  }
-  return `^(?:${out})$`;
 }

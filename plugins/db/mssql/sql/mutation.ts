@@ -1,5 +1,5 @@
 /**
- * Mutations, as a short program run in the request's transaction: write the rows, learning their
+ * Mutations, as a short program run in the request's transaction (the SDK's planMutation): write the rows, learning their
  * keys from `OUTPUT INSERTED.<key> INTO` a table variable (an insert's identity values included;
  * an update finds, locks and writes its rows in that one statement), or, for a delete, find and
  * lock (UPDLOCK) them first; check the role's `check` over the written rows; and read the answer
@@ -14,192 +14,23 @@
  * it. A failed statement does not end SQL Server's transaction (XACT_ABORT is off), so the
  * program carries on.
  */
-import {
-  type BoolExpIR,
-  type CompiledMutation,
-  type CompileOptions,
-  EngineError,
-  type FieldIR,
-  type InsertIR,
-  type MutationIR,
-  type MutationReturnIR,
-  type TableRef,
-  type UpdateIR,
-  returningSelect,
-} from '../../../../core/sdk/index.js';
-import { andSql, boolExpSql, TRUE } from './bool-exp.js';
+import { type CompileOptions, CompiledMutationProgram, type MutationIR, type MutationPlanDialect, type NotNullColumn, planMutation } from '../../../../core/sdk/index.js';
+import { conditions } from './bool-exp.js';
 import { CompileContext } from './context.js';
-import { checkName, quoteIdent, quoteTable } from './quote.js';
+import { quoteTable } from './quote.js';
 import { affectedRowsSql } from './select.js';
 import type { Slot } from './template.js';
-import { valueSql } from './values.js';
 
-/** Marked SQL (slots not yet rendered): rendered per run, when the affected rows are known. */
-export type Marked = string;
+export class MssqlCompiledMutation extends CompiledMutationProgram<Slot> {}
 
-export interface InsertRowPlan {
-  columns: string[];
-  /** Slot index of each column's value, in `columns` order. */
-  valueSlots: number[];
-  /** Object relationships whose row is inserted first; the parent's mapped columns take its values. */
-  before: RelationshipInsertPlan[];
-  /** Rows inserted after the parent, their mapped columns taking the parent's values. */
-  after: RelationshipInsertPlan[];
-}
-
-export interface RelationshipInsertPlan {
-  /** (parent column, target column) pairs. */
-  mapping: Array<[string, string]>;
-  insert: InsertPlan;
-}
-
-export type InsertPlan = Extract<TablePlan, { kind: 'insert' }>;
-
-export interface OnConflictPlan {
-  constraint: string | null;
-  /** `SET` items over alias `a` (marked); empty: DO NOTHING. */
-  set: Marked[];
-  /** The update filter over alias `a`, or TRUE (`1=1`). */
-  where: Marked;
-  alias: string;
-}
-
-export interface ReturnPlan {
-  output: MutationReturnIR['output'];
-  /** The affected rows' JSON array, per `returning` field (by alias) or for the single row. */
-  selects: Map<string, Marked>;
-}
-
-export type TablePlan =
-  | { kind: 'insert'; table: TableRef; rows: InsertRowPlan[]; check: Marked | null; updateCheck: Marked | null; onConflict: OnConflictPlan | null }
-  | { kind: 'update'; table: TableRef; alias: string; target: Marked; set: Marked[]; setColumns: string[]; check: Marked | null }
-  | { kind: 'delete'; table: TableRef; alias: string; target: Marked };
-
-export type MutationProgram =
-  | { kind: 'one'; write: TablePlan; ret: ReturnPlan }
-  | { kind: 'many'; writes: TablePlan[]; ret: ReturnPlan };
-
-export class MssqlCompiledMutation implements CompiledMutation {
-  constructor(
-    readonly params: CompiledMutation['params'],
-    readonly slots: readonly Slot[],
-    readonly program: MutationProgram,
-    readonly errorPath: string,
-  ) {}
-}
-
-const notSupported = (what: string): never => {
-  throw new EngineError('not-supported', `the SQL Server kind does not support ${what}`);
+const dialect: MutationPlanDialect<CompileContext> = {
+  conditions,
+  affectedRows: affectedRowsSql,
+  checkFailed: (table, a, affected, condition) => `SELECT TOP 1 1 AS [failed] FROM ${quoteTable(table)} AS ${a} WHERE ${affected} AND NOT (${condition})`,
 };
 
-function cond(ctx: CompileContext, e: BoolExpIR | null, alias: string): Marked {
-  return e === null ? TRUE : boolExpSql(ctx, e, { cur: alias, root: alias });
-}
-
-function returnPlan(ctx: CompileContext, table: TableRef, ret: MutationReturnIR): ReturnPlan {
-  const selects = new Map<string, Marked>();
-  const add = (key: string, fields: FieldIR[]): void => {
-    selects.set(key, affectedRowsSql(ctx, returningSelect(table, ret, fields)));
-  };
-  if (ret.output.kind === 'single') add('', ret.output.fields);
-  else for (const f of ret.output.fields) if (f.kind === 'returning') add(f.alias, f.fields);
-  return { output: ret.output, selects };
-}
-
-function insertPlan(ctx: CompileContext, ins: InsertIR): InsertPlan {
-  const rows = ins.rows.map((r): InsertRowPlan => {
-    const valueSlots: number[] = [];
-    for (const c of r.columns) {
-      valueSql(ctx, c.value);
-      valueSlots.push(ctx.slots.slots.length - 1);
-    }
-    const rel = (order: 'before_parent' | 'after_parent'): RelationshipInsertPlan[] =>
-      r.relationships.filter((x) => x.insertionOrder === order).map((x) => ({ mapping: x.mapping, insert: insertPlan(ctx, x.insert) }));
-    return { columns: r.columns.map((c) => c.column), valueSlots, before: rel('before_parent'), after: rel('after_parent') };
-  });
-  const a = ctx.alias();
-  let onConflict: OnConflictPlan | null = null;
-  if (ins.onConflict) {
-    const oc = ins.onConflict;
-    // EXCLUDED.<column>: the proposed row's value, bound per row at run time (`{excluded:c}`).
-    const set = oc.updateColumns.map((c) => `${a}.${quoteIdent(c)} = \u0002${checkName(c)}\u0002`);
-    for (const p of oc.presets) set.push(`${a}.${quoteIdent(p.column)} = ${valueSql(ctx, p.value)}`);
-    onConflict = { constraint: oc.constraint, set, where: cond(ctx, oc.where, a), alias: a };
-  }
-  const checkAlias = ctx.alias();
-  return {
-    kind: 'insert',
-    table: ins.table,
-    rows,
-    check: ins.check === null ? null : checkSql(ctx, ins.table, ins.check, checkAlias),
-    updateCheck: ins.updateCheck === null ? null : checkSql(ctx, ins.table, ins.updateCheck, checkAlias),
-    onConflict,
-  };
-}
-
-function checkSql(ctx: CompileContext, table: TableRef, check: BoolExpIR, a: string): Marked {
-  return `SELECT TOP 1 1 AS [failed] FROM ${quoteTable(table)} AS ${a} WHERE ${ctx.slots.mark({ kind: 'affected', alias: a })} AND NOT (${cond(ctx, check, a)})`;
-}
-
-function updatePlan(ctx: CompileContext, u: UpdateIR): TablePlan {
-  const a = ctx.alias();
-  const set: Marked[] = [];
-  for (const op of u.ops) {
-    const col = `${a}.${quoteIdent(op.column)}`;
-    switch (op.op) {
-      case '_set':
-        set.push(`${col} = ${valueSql(ctx, op.value)}`);
-        break;
-      case '_inc':
-        set.push(`${col} = ${col} + ${valueSql(ctx, op.value)}`);
-        break;
-      case '_mul':
-        set.push(`${col} = ${col} * ${valueSql(ctx, op.value)}`);
-        break;
-      case '_default':
-        set.push(`${col} = DEFAULT`);
-        break;
-      default:
-        notSupported(`the ${op.op} update operator`);
-    }
-  }
-  return {
-    kind: 'update',
-    table: u.table,
-    alias: a,
-    target: andSql([cond(ctx, u.permissionFilter, a), cond(ctx, u.where, a)]),
-    set,
-    setColumns: u.ops.map((o) => o.column),
-    check: u.check === null ? null : checkSql(ctx, u.table, u.check, ctx.alias()),
-  };
-}
-
-export function compileMutation(ir: MutationIR, options: CompileOptions, notNull?: (table: TableRef, column: string) => boolean): MssqlCompiledMutation {
+export function compileMutation(ir: MutationIR, options: CompileOptions, notNull?: NotNullColumn): MssqlCompiledMutation {
   const ctx = new CompileContext(options, notNull);
-  let program: MutationProgram;
-  switch (ir.kind) {
-    case 'insert':
-      program = { kind: 'one', write: insertPlan(ctx, ir.insert), ret: returnPlan(ctx, ir.insert.table, ir.returning) };
-      break;
-    case 'update':
-      program = { kind: 'one', write: updatePlan(ctx, ir.update), ret: returnPlan(ctx, ir.update.table, ir.returning) };
-      break;
-    case 'updateMany': {
-      const table = ir.updates[0]?.table;
-      program = { kind: 'many', writes: ir.updates.map((u) => updatePlan(ctx, u)), ret: table ? returnPlan(ctx, table, ir.returning) : { output: ir.returning.output, selects: new Map() } };
-      break;
-    }
-    case 'delete': {
-      const a = ctx.alias();
-      program = {
-        kind: 'one',
-        write: { kind: 'delete', table: ir.delete.table, alias: a, target: andSql([cond(ctx, ir.delete.permissionFilter, a), cond(ctx, ir.delete.where, a)]) },
-        ret: returnPlan(ctx, ir.delete.table, ir.returning),
-      };
-      break;
-    }
-    case 'function':
-      return notSupported('functions');
-  }
+  const program = planMutation(ctx, ir, dialect);
   return new MssqlCompiledMutation(ctx.slots.params, ctx.slots.slots, program, ir.errorPath);
 }

@@ -16,37 +16,17 @@
  * Server sorts NULLs first ascending, so a nullable key gets a `CASE WHEN k IS NULL` term placing
  * NULLs as asked.
  */
-import {
-  type AggregateFn,
-  type AggregateOpIR,
-  type AggregateSelectIR,
-  type BoolExpIR,
-  EngineError,
-  errors,
-  type FieldIR,
-  type OrderByIR,
-  type OrderExprIR,
-  type SelectFromIR,
-  type SelectIR,
-  type TableRef,
-  type TypedValueIR,
-} from '../../../../core/sdk/index.js';
-import { andSql, boolExpSql, joinSql, TRUE } from './bool-exp.js';
+import { type AggregateFn, type AggregateOpIR, type AggregateSelectIR, type JoinSpec, OrderSql, EngineError, errors, type FieldIR, type OrderByIR, type SelectFromIR, type SelectIR, type TypedValueIR } from '../../../../core/sdk/index.js';
+import { andSql, conditions, rowsFilter, TRUE } from './bool-exp.js';
 import type { CompileContext } from './context.js';
 import { jsonKey, nameLiteral, quoteIdent, quoteTable } from './quote.js';
 import { NO_LIMIT } from './template.js';
 import { isBigNumberType, isIntegerType } from './values.js';
 
-export interface JoinSpec {
-  parent: string;
-  mapping: Array<[string, string]>;
-}
-
 const notSupported = (what: string): never => {
   throw new EngineError('not-supported', `the SQL Server kind does not support ${what}`);
 };
 
-const ORDER_KEY = '__svc_order_';
 const FOR_JSON = 'FOR JSON PATH, INCLUDE_NULL_VALUES';
 const FOR_JSON_OBJECT = 'FOR JSON PATH, INCLUDE_NULL_VALUES, WITHOUT_ARRAY_WRAPPER';
 
@@ -134,20 +114,6 @@ export function rowParts(ctx: CompileContext, fields: FieldIR[], table: string):
   return parts;
 }
 
-function checkSelect(sel: SelectFromIR): void {
-  if (sel.function) notSupported('functions');
-  if (sel.distinctOn.length > 0) notSupported('distinct_on');
-}
-
-function whereSql(ctx: CompileContext, sel: SelectFromIR, alias: string, join: JoinSpec | null, extra: BoolExpIR | null = null): string {
-  return andSql([
-    join === null ? TRUE : joinSql(join.mapping, join.parent, alias),
-    sel.permissionFilter === null ? TRUE : boolExpSql(ctx, sel.permissionFilter, { cur: alias, root: alias }),
-    sel.where === null ? TRUE : boolExpSql(ctx, sel.where, { cur: alias, root: alias }),
-    extra === null ? TRUE : boolExpSql(ctx, extra, { cur: alias, root: alias }),
-  ]);
-}
-
 const AGGREGATE_FUNCTIONS: Readonly<Record<AggregateFn, string>> = {
   sum: 'SUM',
   avg: 'AVG',
@@ -172,43 +138,22 @@ function aggregateCall(fn: AggregateFn, column: string, type: string): string {
   return `${AGGREGATE_FUNCTIONS[fn]}(${arg})`;
 }
 
-export function orderExprSql(ctx: CompileContext, e: OrderExprIR, table: string): string {
-  switch (e.kind) {
-    case 'column':
-      return e.visibleWhen ? notSupported('inherited roles with hidden cells') : table + '.' + quoteIdent(e.name);
-    case 'computed':
-    case 'computedAggregate':
-      return notSupported('computed fields');
-    case 'objectRelationship': {
-      const a = ctx.alias();
-      const inner = orderExprSql(ctx, e.expr, a);
-      const where = andSql([joinSql(e.mapping, table, a), e.filter === null ? TRUE : boolExpSql(ctx, e.filter, { cur: a, root: a })]);
-      return `(SELECT TOP 1 ${inner} FROM ${quoteTable(e.target)} AS ${a} WHERE ${where})`;
-    }
-    case 'arrayAggregate': {
-      const a = ctx.alias();
-      const where = andSql([joinSql(e.mapping, table, a), e.filter === null ? TRUE : boolExpSql(ctx, e.filter, { cur: a, root: a })]);
-      let call: string;
-      if (e.fn === 'count') call = 'COUNT(*)';
-      else if (e.column === undefined) throw errors.unexpected(`order by ${e.fn} needs a column`);
-      else call = aggregateCall(e.fn, `${a}.${quoteIdent(e.column.name)}`, e.column.type);
-      return `(SELECT ${call} FROM ${quoteTable(e.target)} AS ${a} WHERE ${where})`;
-    }
-  }
-}
-
 /** `CASE WHEN k IS NULL ..` placement, then `k <direction>`; a key that cannot be NULL needs no placement. */
-function keySql(key: string, o: Pick<OrderByIR, 'direction' | 'nulls'>, nullable: boolean): string {
+function sortKey(key: string, o: Pick<OrderByIR, 'direction' | 'nulls'>, nullable: boolean): string {
   const dir = o.direction === 'desc' ? 'DESC' : 'ASC';
   if (!nullable) return `${key} ${dir}`;
   return `CASE WHEN ${key} IS NULL THEN ${o.nulls === 'first' ? 0 : 1} ELSE ${o.nulls === 'first' ? 1 : 0} END, ${key} ${dir}`;
 }
 
-const nullableKey = (ctx: CompileContext, o: OrderByIR, from: TableRef): boolean => o.expr.kind !== 'column' || !ctx.notNull(from, o.expr.name);
-
-function orderSql(ctx: CompileContext, orderBy: OrderByIR[], table: string, from: TableRef): string {
-  return orderBy.map((o) => keySql(orderExprSql(ctx, o.expr, table), o, nullableKey(ctx, o, from))).join(', ');
-}
+const ordering = new OrderSql<CompileContext>({
+  conditions,
+  sortKey,
+  firstRow: (value, from, where) => `(SELECT TOP 1 ${value} FROM ${from} WHERE ${where})`,
+  aggregateCall,
+  // SQL Server's ORDER BY takes a select-list alias only bare, not inside the CASE placing NULLs.
+  derivedSortsBy: 'expression',
+});
+const { checkSelect, terms: orderSql } = ordering;
 
 function constPaging(v: TypedValueIR, what: string): number {
   const n = v.value.kind === 'const' ? v.value.value : undefined;
@@ -259,28 +204,11 @@ interface LevelRows {
  */
 function levelRows(ctx: CompileContext, sel: SelectFromIR, a: string, join: JoinSpec | null, single: boolean): LevelRows {
   checkSelect(sel);
-  const where = whereSql(ctx, sel, a, join);
+  const where = rowsFilter(ctx, sel, a, join);
   const paged = single || sel.limit !== null || sel.permissionLimit !== null || sel.offset !== null;
   const table = `${quoteTable(sel.from)} AS ${a}`;
   if (!paged) return { from: table, where, order: orderSql(ctx, sel.orderBy, a, sel.from) };
-  const extra: string[] = [];
-  const inner: string[] = [];
-  const outer: string[] = [];
-  sel.orderBy.forEach((o, i) => {
-    const key = orderExprSql(ctx, o.expr, a);
-    const nullable = nullableKey(ctx, o, sel.from);
-    if (o.expr.kind === 'column') {
-      inner.push(keySql(key, o, nullable));
-      outer.push(keySql(key, o, nullable));
-    } else {
-      // SQL Server's ORDER BY takes a select-list alias only bare, not inside the CASE placing
-      // NULLs: the derived table sorts by the expression and hands its value out by name.
-      const name = quoteIdent(ORDER_KEY + i);
-      extra.push(`${key} AS ${name}`);
-      inner.push(keySql(key, o, nullable));
-      outer.push(keySql(`${a}.${name}`, o, nullable));
-    }
-  });
+  const { extra, inner, outer } = ordering.derived(ctx, sel, a);
   const paging = pagingSql(ctx, sel, single);
   let sql = `SELECT ${[`${a}.*`, ...extra].join(', ')} FROM ${table}`;
   const cond = andSql([where, paging.gate]);
@@ -371,6 +299,6 @@ export function rootAggregateSql(ctx: CompileContext, agg: AggregateSelectIR): s
 export function affectedRowsSql(ctx: CompileContext, sel: SelectIR): string {
   const a = ctx.alias();
   const parts = rowParts(ctx, sel.fields, a);
-  const where = andSql([ctx.slots.mark({ kind: 'affected', alias: a }), whereSql(ctx, sel, a, null)]);
+  const where = andSql([ctx.slots.mark({ kind: 'affected', alias: a }), rowsFilter(ctx, sel, a, null)]);
   return `SELECT ${levelSql(parts, { from: `${quoteTable(sel.from)} AS ${a}`, where, order: '' }, 'list')} AS [root]`;
 }

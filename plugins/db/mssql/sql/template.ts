@@ -4,7 +4,7 @@
  * compiler writes markers naming a slot and `render` numbers them `@p0..@pN` in text order,
  * listing which value each one takes. A value used twice is sent twice.
  */
-import { EngineError, type TypedValueIR } from '../../../../core/sdk/index.js';
+import { booleanText, EngineError, pagingParam, pagingValue, paramSlot, renderSlots, SqlSlotList, type RenderedSql } from '../../../../core/sdk/index.js';
 
 /** What one `@pN` receives. */
 export type Slot =
@@ -23,44 +23,15 @@ export type Slot =
  */
 export type ParamUse = 'value' | 'json' | 'limit' | 'offset' | 'gate' | 'like';
 
-const MARK = '\u0001';
-// Control characters by design: quoteIdent refuses them in names, and values never enter the text.
-// eslint-disable-next-line no-control-regex
-const MARK_RE = /\u0001(\d+)\u0001/g;
-
-export class SlotList {
-  readonly slots: Slot[] = [];
-  readonly params: TypedValueIR[] = [];
-  usesSession = false;
-
-  mark(slot: Slot): string {
-    if (slot.kind === 'session') this.usesSession = true;
-    this.slots.push(slot);
-    return MARK + (this.slots.length - 1) + MARK;
+/** SQL Server's slots: a `param` slot knows whether its value is a BIT. */
+export class SlotList extends SqlSlotList<Slot, ParamUse> {
+  constructor() {
+    super((index, use, v, cap) => paramSlot(index, use, cap, v.dbType === 'bit' || v.dbType === 'boolean' || v.dbType === 'bool' ? { boolean: true as const } : {}));
   }
-
-  /** A placeholder for a statement parameter (a constant, GraphQL variable or session variable). */
-  value(v: TypedValueIR, use: ParamUse = 'value', cap?: number): string {
-    this.params.push(v);
-    const boolean = v.dbType === 'bit' || v.dbType === 'boolean' || v.dbType === 'bool';
-    return this.mark({ kind: 'param', index: this.params.length - 1, use, ...(cap !== undefined ? { cap } : {}), ...(boolean ? { boolean: true as const } : {}) });
-  }
-}
-
-export interface Rendered {
-  text: string;
-  order: Slot[];
 }
 
 /** Marked text → `@pN` text and the slots in the order they are numbered. */
-export function render(marked: string, slots: readonly Slot[]): Rendered {
-  const order: Slot[] = [];
-  const text = marked.replace(MARK_RE, (_m, n: string) => {
-    order.push(slots[Number(n)]!);
-    return `@p${order.length - 1}`;
-  });
-  return { text, order };
-}
+export const render = (marked: string, slots: readonly Slot[]): RenderedSql<Slot> => renderSlots(marked, slots, (n) => `@p${n}`);
 
 /** Values for the rendered order: `values` are the request's resolved params. */
 export function bindSlots(order: readonly Slot[], values: readonly unknown[], sessionJson: string): unknown[] {
@@ -76,25 +47,8 @@ export function bindSlots(order: readonly Slot[], values: readonly unknown[], se
   });
 }
 
-export function pagingValue(v: unknown, use: 'limit' | 'offset'): number | null {
-  if (v === null || v === undefined) return null;
-  const n = typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
-  if (typeof n === 'number' && n < 0) throw new EngineError('not-supported', 'unexpected negative value');
-  if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw new EngineError('validation-failed', `expected an integer for ${use}`);
-  return n;
-}
-
-/**
- * A BIT takes text values (session variables) as PostgreSQL reads boolean text: SQL Server would
- * take 'true' and 'false' but refuse 't' or 'yes'. Anything else goes as it is.
- */
-function booleanValue(v: unknown): unknown {
-  if (typeof v !== 'string') return v;
-  const t = v.trim().toLowerCase();
-  if (['t', 'true', 'y', 'yes', 'on', '1'].includes(t)) return true;
-  if (['f', 'false', 'n', 'no', 'off', '0'].includes(t)) return false;
-  return v;
-}
+/** A BIT: SQL Server would take 'true' and 'false' but refuse 't' or 'yes'. */
+const booleanValue = (v: unknown): unknown => booleanText(v, true, false);
 
 /** The largest row count FETCH takes, standing for "no limit" when only the offset is given. */
 export const NO_LIMIT = 2147483647;
@@ -104,14 +58,10 @@ function prepare(v: unknown, use: ParamUse, cap: number | undefined): unknown {
   switch (use) {
     case 'json':
       return v === null ? null : JSON.stringify(v);
+    case 'offset':
+      return pagingParam(v, use, cap, NO_LIMIT);
     case 'limit':
-    case 'offset': {
-      // A null limit is no limit (the role's cap, if any), a null offset none, as in PostgreSQL.
-      const n = pagingValue(v, use);
-      if (use === 'offset') return n ?? 0;
-      const limit = n === null ? (cap ?? NO_LIMIT) : cap === undefined ? n : Math.min(n, cap);
-      return Math.max(1, Math.min(limit, NO_LIMIT));
-    }
+      return Math.max(1, Math.min(pagingParam(v, use, cap, NO_LIMIT), NO_LIMIT));
     case 'gate': {
       const n = pagingValue(v, 'limit');
       const limit = n === null ? cap : cap === undefined ? n : Math.min(n, cap);

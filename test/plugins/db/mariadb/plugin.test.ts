@@ -11,11 +11,10 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DatabaseKind, MutationIR, RootFieldIR } from '../../../../core/sdk/index.js';
 import { createConnection } from 'mysql2/promise';
-import { createTestKernel } from '../../../../core/sdk/index.js';
+import { createTestKernel, similarToRegex } from '../../../../core/sdk/index.js';
 import { parseMariaConfiguration, resolveMariaConfiguration } from '../../../../plugins/db/mariadb/config.js';
 import { compileRootField, type MariaStatement } from '../../../../plugins/db/mariadb/sql/compile.js';
 import { quoteIdent } from '../../../../plugins/db/mariadb/sql/quote.js';
-import { similarToRegex } from '../../../../plugins/db/mariadb/sql/template.js';
 import mariadb from '../../../../plugins/db/mariadb/index.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
