@@ -41,7 +41,9 @@ export class SourceConnections {
     // Read before introspecting: a change in between makes the next token differ, never match.
     const token = await connection.catalogFingerprint();
     if (!fresh && mine.catalog?.token === token) return mine.catalog.catalog;
-    const introspected = await connection.introspect();
+    const refreshed =
+      !fresh && mine.catalog && connection.refreshCatalog ? await connection.refreshCatalog(mine.catalog.catalog, mine.catalog.token, token) : null;
+    const introspected = refreshed ?? (await connection.introspect());
     const catalog = mine.catalog ? withUnchangedEntriesOf(mine.catalog.catalog, introspected) : introspected;
     mine.catalog = { token, catalog };
     return catalog;
