@@ -13,9 +13,10 @@ import type { PgQueryable } from './pool.js';
  * when the change cannot be confined to a set of relations and the whole source must be read.
  *
  * Besides the relations whose own catalog rows moved, a relation's entry also shows what other
- * relations are called (foreign key targets, columns of a table's row type) and, for a view or
- * a foreign table, whether it is updatable, which depends on the relations under it or on the
- * foreign data wrapper: those are read again too.
+ * relations are called (foreign key targets, columns of a table's row type), and a view's or a
+ * foreign table's entry whether it is updatable, which depends on triggers, rules, the relations
+ * under it or the foreign data wrapper, none of which its signature covers: those are read
+ * again too (views and foreign tables on every refresh).
  */
 export async function refreshPgCatalog(
   db: Pick<PgQueryable, 'queryCatalogJson'>,
@@ -26,13 +27,11 @@ export async function refreshPgCatalog(
   const changes = relationChanges(earlierToken, token);
   if (!changes) return null;
   const reread = new Set(changes.changed.map((r) => r.oid));
-  if (reread.size > 0 || changes.earlierNames.length > 0) {
-    const moved = new Set([...changes.earlierNames, ...changes.changed].map(tableKey));
-    for (const table of earlier.tables) {
-      if (table.kind === 'view' || table.kind === 'foreign_table' || refersTo(table, moved)) {
-        const oid = changes.current.get(tableKey(table));
-        if (oid !== undefined) reread.add(oid);
-      }
+  const moved = new Set([...changes.earlierNames, ...changes.changed].map(tableKey));
+  for (const table of earlier.tables) {
+    if (table.kind === 'view' || table.kind === 'foreign_table' || (moved.size > 0 && refersTo(table, moved))) {
+      const oid = changes.current.get(tableKey(table));
+      if (oid !== undefined) reread.add(oid);
     }
   }
   const read = await introspectPostgresRelations(db, [...reread]);

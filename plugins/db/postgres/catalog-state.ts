@@ -14,24 +14,35 @@ import { userSchema } from './introspect-sql.js';
 
 const xminSum = (alias: string): string => `sum(${alias}.xmin::text::bigint)`;
 
-/** Each catalog's rows that belong to one relation, as (relation, count, xmin sum). */
+/**
+ * Each catalog's rows that belong to one relation and that the introspection reads, as
+ * (relation, count, xmin sum). Defaults are read as pg_attribute.atthasdef, so pg_attrdef is not
+ * needed; triggers and rules only matter to views (whether they are updatable), which a refresh
+ * always reads again.
+ */
 const RELATION_PARTS = [
   `SELECT a.attrelid, count(*), ${xminSum('a')} FROM pg_attribute a JOIN rels r ON r.oid = a.attrelid GROUP BY 1`,
-  `SELECT d.adrelid, count(*), ${xminSum('d')} FROM pg_attrdef d GROUP BY 1`,
   `SELECT k.conrelid, count(*), ${xminSum('k')} FROM pg_constraint k WHERE k.conrelid <> 0 GROUP BY 1`,
-  // Triggers and rules decide whether a view is updatable.
-  `SELECT g.tgrelid, count(*), ${xminSum('g')} FROM pg_trigger g GROUP BY 1`,
-  `SELECT w.ev_class, count(*), ${xminSum('w')} FROM pg_rewrite w GROUP BY 1`,
   `SELECT d.objoid, count(*), ${xminSum('d')} FROM pg_description d WHERE d.classoid = 'pg_class'::regclass GROUP BY 1`,
-  `SELECT i.inhrelid, count(*), ${xminSum('i')} FROM pg_inherits i GROUP BY 1`,
-  `SELECT f.ftrelid, count(*), ${xminSum('f')} FROM pg_foreign_table f GROUP BY 1`,
-  // A relation's row type and its array type are renamed with it.
-  `SELECT t.typrelid, count(*), ${xminSum('t')} FROM pg_type t JOIN rels r ON r.oid = t.typrelid GROUP BY 1`,
-  `SELECT e.typrelid, count(*), ${xminSum('t')} FROM pg_type t JOIN pg_type e ON e.oid = t.typelem JOIN rels r ON r.oid = e.typrelid GROUP BY 1`,
 ];
 
-/** Catalogs read only through enums and functions, which a refresh re-reads whole. */
-const WHOLE_CATALOGS = ['pg_proc', 'pg_enum', 'pg_range', 'pg_language', 'pg_extension', 'pg_foreign_server', 'pg_foreign_data_wrapper'];
+/**
+ * Catalogs read only through enums, functions, views and foreign tables (their updatability),
+ * which a refresh reads whole.
+ */
+const WHOLE_CATALOGS = [
+  'pg_proc',
+  'pg_enum',
+  'pg_range',
+  'pg_language',
+  'pg_extension',
+  'pg_trigger',
+  'pg_rewrite',
+  'pg_inherits',
+  'pg_foreign_table',
+  'pg_foreign_server',
+  'pg_foreign_data_wrapper',
+];
 
 const RELATION_KINDS = `('r', 'p', 'v', 'm', 'f')`;
 
@@ -42,13 +53,14 @@ export const CATALOG_STATE_SQL = `WITH rels AS (
 parts(relid, n, s) AS (
   ${RELATION_PARTS.join('\n  UNION ALL ')}
 ),
+-- A relation's row type changes only with its pg_class row, and an array type only with its
+-- element type: the rest are the types a column can use that no relation's signature covers.
 types AS (
   SELECT t.oid, t.xmin, ${userSchema('n.nspname')} AS mine
   FROM pg_type t
   JOIN pg_namespace n ON n.oid = t.typnamespace
-  LEFT JOIN pg_type e ON e.oid = t.typelem
-  LEFT JOIN pg_class rc ON rc.oid = COALESCE(e.typrelid, t.typrelid) AND rc.relkind IN ${RELATION_KINDS}
-  WHERE rc.oid IS NULL
+  WHERE (t.typtype <> 'c' OR t.typrelid IN (SELECT c.oid FROM pg_class c WHERE c.relkind = 'c'))
+    AND NOT (t.typcategory = 'A' AND t.typelem <> 0)
 )
 SELECT json_build_object(
   'version', current_setting('server_version_num'),
