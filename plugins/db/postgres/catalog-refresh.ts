@@ -36,9 +36,8 @@ export async function refreshPgCatalog(
   }
   const read = await introspectPostgresRelations(db, [...reread]);
   const replaced = new Set([...changes.earlierNames.map(tableKey), ...read.tables.map(tableKey)]);
-  const tables = earlier.tables.filter((t) => !replaced.has(tableKey(t)) && !reread.has(changes.current.get(tableKey(t)) ?? -1));
-  for (const { oid: _oid, ...table } of read.tables) tables.push(table);
-  tables.sort(byName);
+  const kept = earlier.tables.filter((t) => !replaced.has(tableKey(t)) && !reread.has(changes.current.get(tableKey(t)) ?? -1));
+  const tables = mergeSorted(kept, read.tables.map(({ oid: _oid, ...table }) => table));
   // The names must be exactly the relations the fingerprint lists; anything else means a change
   // raced the reads (or a case this merge does not know), and only a whole read is sure.
   if (tables.length !== changes.current.size || tables.some((t, i) => i > 0 && byName(tables[i - 1]!, t) === 0)) return null;
@@ -54,6 +53,23 @@ function refersTo(table: CatalogTable, names: ReadonlySet<string>): boolean {
       // An array's element type has no schema here: any relation of that name counts.
       (c.typeKind === 'array' && c.elementType !== undefined && [...names].some((n) => n.endsWith(`.${c.elementType}`))),
   );
+}
+
+/**
+ * `kept` (in the introspection's order, as every catalog is) with `added` put in their places:
+ * a few comparisons per added table instead of sorting 1,000 again on every refresh.
+ */
+function mergeSorted(kept: readonly CatalogTable[], added: CatalogTable[]): CatalogTable[] {
+  if (added.length === 0) return [...kept];
+  added.sort(byName);
+  const out: CatalogTable[] = [];
+  let i = 0;
+  for (const t of added) {
+    while (i < kept.length && byName(kept[i]!, t) < 0) out.push(kept[i++]!);
+    out.push(t);
+  }
+  while (i < kept.length) out.push(kept[i++]!);
+  return out;
 }
 
 /** The introspection's order: schema, then name, both as COLLATE "C" (code point) order. */

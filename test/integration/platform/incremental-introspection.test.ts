@@ -19,7 +19,7 @@ INSERT INTO author (name, mood) VALUES ('ann', 'ok'), ('bob', 'sad');
 INSERT INTO article (author_id, title, owner_id) VALUES (1, 'a1', 1), (2, 'b1', 2);
 `;
 
-const roles = [{}, { 'x-svc-role': 'user', 'x-svc-user-id': '1' }];
+const roles: Array<Record<string, string>> = [{}, { 'x-svc-role': 'user', 'x-svc-user-id': '1' }];
 
 async function ok(engine: Engine, body: unknown): Promise<void> {
   const res = await metadata(engine, body);
