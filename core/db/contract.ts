@@ -209,6 +209,13 @@ export interface SourceConnection {
    */
   catalogFingerprint?(): Promise<string>;
   /**
+   * Optional, with `catalogFingerprint`: `earlier` (introspected after `earlierToken` was read)
+   * brought up to the state of `token` by reading only what changed, with every unchanged entry
+   * kept as the same object; the result must equal what `introspect()` would answer. Null when the
+   * kind cannot confine the change (the caller then introspects).
+   */
+  refreshCatalog?(earlier: DatabaseCatalog, earlierToken: string, token: string): Promise<DatabaseCatalog | null>;
+  /**
    * Extra comparison operators for a (non-array) column type of this source, e.g. PostGIS's
    * `_st_intersects` for `geometry`; undefined when the type has none.
    */

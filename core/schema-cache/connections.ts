@@ -31,8 +31,9 @@ export class SourceConnections {
   /**
    * The source's catalog. Introspecting 1,000 tables costs hundreds of milliseconds of database
    * time on every metadata operation; when the kind offers `catalogFingerprint` and it is the one
-   * read before the last introspection, that catalog is answered instead. `fresh` always
-   * introspects (reload_metadata, run_sql): what the user asked to re-read is re-read.
+   * read before the last introspection, that catalog is answered instead; when it moved and the
+   * kind offers `refreshCatalog`, only what changed is read into the last catalog. `fresh` always
+   * introspects whole (reload_metadata, run_sql): what the user asked to re-read is re-read.
    */
   async catalog(name: string, connection: SourceConnection, fresh: boolean): Promise<DatabaseCatalog> {
     const entry = this.entries.get(name);
@@ -41,7 +42,9 @@ export class SourceConnections {
     // Read before introspecting: a change in between makes the next token differ, never match.
     const token = await connection.catalogFingerprint();
     if (!fresh && mine.catalog?.token === token) return mine.catalog.catalog;
-    const introspected = await connection.introspect();
+    const refreshed =
+      !fresh && mine.catalog && connection.refreshCatalog ? await connection.refreshCatalog(mine.catalog.catalog, mine.catalog.token, token) : null;
+    const introspected = refreshed ?? (await connection.introspect());
     const catalog = mine.catalog ? withUnchangedEntriesOf(mine.catalog.catalog, introspected) : introspected;
     mine.catalog = { token, catalog };
     return catalog;
@@ -69,9 +72,9 @@ export class SourceConnections {
 }
 
 /**
- * `next` with each table and function entry equal to one of `previous` replaced by that one. A
- * new table moves the catalog's fingerprint and the whole source is introspected again; keeping
- * the unchanged entries' identity lets the resolve step reuse what it derived from them (the
+ * `next` with each table and function entry equal to one of `previous` replaced by that one.
+ * After a whole introspection (a fresh read, or a change a kind cannot confine), keeping the
+ * unchanged entries' identity lets the resolve step reuse what it derived from them (the
  * permission memo compares catalog entries by identity).
  */
 export function withUnchangedEntriesOf(previous: DatabaseCatalog, next: DatabaseCatalog): DatabaseCatalog {

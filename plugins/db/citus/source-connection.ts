@@ -27,6 +27,7 @@ const citusOptions = (options: CompileOptions): PgCompileOptions => ({ ...option
 
 export class CitusSourceConnection extends PgSourceConnection {
   override readonly kind = 'citus';
+  protected override readonly refreshesByRelation = false;
 
   constructor(
     resolved: ResolvedPgConnection,

@@ -8,7 +8,7 @@
  */
 
 /** Schemas that hold no user objects: system schemas (any `pg_*`) and engine catalogs. */
-const userSchema = (col: string): string =>
+export const userSchema = (col: string): string =>
   `(${col} !~ '^pg_' AND ${col} NOT IN ('information_schema', 'svc_catalog', 'hdb_catalog'))`;
 
 /** A type's category as the catalog names it. Domains first: they copy their base's typcategory. */
@@ -22,7 +22,8 @@ const typeKind = (t: string): string => `CASE
     WHEN ${t}.typtype = 'p' THEN 'pseudo'
     ELSE 'other' END`;
 
-const CTES = `
+/** `relations`: a condition on `c` (pg_class) narrowing which relations are read. */
+const ctes = (relations: string): string => `
 domain_chain AS (
   SELECT t.oid, t.typbasetype AS base FROM pg_type t WHERE t.typtype = 'd'
   UNION ALL
@@ -45,7 +46,7 @@ rels AS (
       ELSE pg_relation_is_updatable(c.oid, false)
     END AS upd
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-  WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND ${userSchema('n.nspname')}
+  WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND ${userSchema('n.nspname')} AND ${relations}
 ),
 cols AS (
   SELECT a.attrelid AS relid, json_agg(json_build_object(
@@ -181,7 +182,7 @@ functions_json AS (
   WHERE p.prokind = 'f' AND ${userSchema('n.nspname')}
 )`;
 
-export const INTROSPECT_SQL = `WITH RECURSIVE ${CTES}
+const introspection = (relations: string): string => `WITH RECURSIVE ${ctes(relations)}
 SELECT json_build_object(
   'serverVersion', current_setting('server_version'),
   'serverVersionNum', current_setting('server_version_num')::int,
@@ -190,36 +191,17 @@ SELECT json_build_object(
   'functions', COALESCE((SELECT v FROM functions_json), '[]'::json)
 )::text`;
 
-/**
- * Catalog tables the introspection reads (or whose rows decide what it reads: rules and triggers
- * make views updatable, indexes and dependencies come with constraints). The fingerprint counts
- * their rows and sums their row versions' transaction ids: any DDL inserts, deletes or updates a
- * row, which changes a count or a sum (an update's new xmin is a newer transaction); ANALYZE and
- * VACUUM update pg_class in place and keep xmin, so they do not count as changes.
- */
-const FINGERPRINTED_CATALOGS = [
-  'pg_namespace',
-  'pg_class',
-  'pg_attribute',
-  'pg_attrdef',
-  'pg_constraint',
-  'pg_index',
-  'pg_inherits',
-  'pg_description',
-  'pg_type',
-  'pg_enum',
-  'pg_range',
-  'pg_proc',
-  'pg_language',
-  'pg_rewrite',
-  'pg_trigger',
-  'pg_extension',
-  'pg_foreign_table',
-  'pg_foreign_server',
-  'pg_foreign_data_wrapper',
-];
+export const INTROSPECT_SQL = introspection('TRUE');
 
-/** A token of the catalog's state: one scan of the tables above, no JSON built per object. */
-export const CATALOG_FINGERPRINT_SQL = `SELECT json_build_array(current_setting('server_version_num'), ${FINGERPRINTED_CATALOGS.map(
-  (c) => `(SELECT json_build_array(count(*), sum(xmin::text::bigint)) FROM pg_catalog.${c})`,
-).join(', ')})::text`;
+/**
+ * The introspection document with only the relations of `oids` in `tables` (enums and functions
+ * whole). The oids are inlined because catalog reads go through the simple protocol (see
+ * CATALOG_JIT_OFF in pool.ts), which has no parameters; each one is checked to be an oid, so
+ * nothing but digits reaches the text.
+ */
+export function introspectRelationsSql(oids: readonly number[]): string {
+  for (const oid of oids) {
+    if (!Number.isInteger(oid) || oid < 0 || oid > 0xffffffff) throw new Error(`not an oid: ${String(oid)}`);
+  }
+  return introspection(`c.oid = ANY('{${oids.join(',')}}'::oid[])`);
+}

@@ -14,7 +14,7 @@ import {
   type DatabaseCatalog,
   errors,
 } from '../../../core/sdk/index.js';
-import { INTROSPECT_SQL } from './introspect-sql.js';
+import { INTROSPECT_SQL, introspectRelationsSql } from './introspect-sql.js';
 import type { PgQueryable } from './pool.js';
 
 /** Row shapes of the introspection document, exactly as the SQL builds them. */
@@ -109,6 +109,16 @@ export async function introspectPostgres(
   const text = await db.queryCatalogJson(INTROSPECT_SQL);
   if (text === null) throw errors.unexpected('database introspection returned no result');
   return toCatalog(JSON.parse(text) as RawCatalog, options.withOids === true);
+}
+
+/** The catalog with only the relations of `oids` among its tables, each with its `oid`. */
+export async function introspectPostgresRelations(
+  db: Pick<PgQueryable, 'queryCatalogJson'>,
+  oids: readonly number[],
+): Promise<DatabaseCatalog & { tables: Array<CatalogTable & { oid: number }> }> {
+  const text = await db.queryCatalogJson(introspectRelationsSql(oids));
+  if (text === null) throw errors.unexpected('database introspection returned no result');
+  return toCatalog(JSON.parse(text) as RawCatalog, true) as DatabaseCatalog & { tables: Array<CatalogTable & { oid: number }> };
 }
 
 function toCatalog(raw: RawCatalog, withOids: boolean): DatabaseCatalog {

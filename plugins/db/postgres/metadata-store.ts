@@ -73,7 +73,13 @@ export class PgMetadataStore implements MetadataStore {
       const { connectionString, maxConnections, statementTimeoutSeconds } = await this.database();
       this.connectionString = connectionString;
       this.exclusive = maxConnections === 1;
-      this.poolOrNull = createMetadataPool({ connectionString, max: maxConnections, applicationName: 'svc-graphql-engine-metadata', statementTimeoutSeconds });
+      this.poolOrNull = createMetadataPool({
+        connectionString,
+        max: maxConnections,
+        applicationName: 'svc-graphql-engine-metadata',
+        statementTimeoutSeconds,
+        lz4Toast: true,
+      });
     }
     let client: pg.PoolClient;
     try {

@@ -32,7 +32,8 @@ import { PipelineStepError, type PipelineStep } from './pipeline.js';
 import type { ResolvedPgConnection } from './connection-info.js';
 import { PgSourcePool } from './pool.js';
 import { introspectPostgres } from './introspect.js';
-import { CATALOG_FINGERPRINT_SQL } from './introspect-sql.js';
+import { CATALOG_STATE_SQL } from './catalog-state.js';
+import { refreshPgCatalog } from './catalog-refresh.js';
 import { compileRootField } from './sql/index.js';
 import { bindValues } from './sql/bind.js';
 import { quoteIdent } from './sql/quote.js';
@@ -60,6 +61,8 @@ export class PgSourceConnection implements SourceConnection {
   protected readonly secrets: readonly string[];
 
   private feed: PgChangeFeed | undefined;
+  /** False where introspect() adds what a per-relation read does not know (Citus' distribution). */
+  protected readonly refreshesByRelation: boolean = true;
 
   /** Pools of the read replicas; GraphQL queries go to them in turn (the primary when none). */
   private readonly replicas: PgSourcePool[];
@@ -85,11 +88,18 @@ export class PgSourceConnection implements SourceConnection {
   }
 
   async catalogFingerprint(): Promise<string> {
-    const token = await this.pool.queryCatalogJson(CATALOG_FINGERPRINT_SQL).catch((e: unknown) => {
+    const token = await this.pool.queryCatalogJson(CATALOG_STATE_SQL).catch((e: unknown) => {
       throw queryEngineError(e, 'introspection', this.secrets);
     });
     if (token === null) throw errors.unexpected('the catalog fingerprint returned no result');
     return token;
+  }
+
+  refreshCatalog(earlier: DatabaseCatalog, earlierToken: string, token: string): Promise<DatabaseCatalog | null> {
+    if (!this.refreshesByRelation) return Promise.resolve(null);
+    return refreshPgCatalog(this.pool, earlier, earlierToken, token).catch((e: unknown) => {
+      throw queryEngineError(e, 'introspection', this.secrets);
+    });
   }
 
   health(timeoutMs = 5000, testSql?: string): Promise<SourceHealth> {
