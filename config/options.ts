@@ -299,6 +299,13 @@ export const SERVER_OPTIONS = [
       'and kept by the engine too: a statement still unanswered 1 s later (a stalled database or network path) fails with ' +
       '`statement-timeout` and its connection is closed; opening a connection has the same limit',
   },
+  {
+    key: 'pgJit', flag: 'pg-jit', env: 'SVC_GRAPHQL_PG_JIT', type: BOOL, default: false, scope: 'serve', inEffect: true,
+    note: 'applies to every PostgreSQL source (run_sql included) and its read replicas; off by default because LLVM compiles a deep `where` tree for up to a minute, and neither statement_timeout nor a cancel stops the compilation (docs/security.md); an engine option, not in the reference, which leaves JIT to the database',
+    description:
+      'let PostgreSQL JIT-compile the engine\'s statements (the database\'s own jit settings then apply); ' +
+      'when false each source connection runs `SET jit = off` once, when it opens',
+  },
 
   // ---- HTTP ----
   {

@@ -41,6 +41,8 @@ export interface ServerConfig {
   poolTimeout?: number;
   /** Seconds; unset or 0: statements may run for ever (plugins/db/postgres/stall-guard.ts). */
   pgStatementTimeout?: number;
+  /** False: source connections run with `jit = off` (plugins/db/postgres/pool.ts says why). */
+  pgJit: boolean;
 
   // HTTP
   serverHost: string;

@@ -35,7 +35,7 @@ export default definePlugin<CitusOptions>({
     const env = container.resolve<NodeJS.ProcessEnv>('env');
     const logger = container.resolve<Logger>('logger');
     const config = container.resolve<ServerConfig>('config');
-    const defaults = { statementTimeoutSeconds: config.pgStatementTimeout || null };
+    const defaults = { statementTimeoutSeconds: config.pgStatementTimeout || null, jit: config.pgJit };
     const kind: DatabaseKind = {
       kind: 'citus',
       prefix: 'dist',

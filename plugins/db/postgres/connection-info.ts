@@ -75,6 +75,8 @@ export interface ResolvedPgConnection {
   readReplicas: readonly ResolvedPgConnection[];
   /** --pg-statement-timeout: null for none (stall-guard.ts). Not a metadata setting. */
   statementTimeoutSeconds: number | null;
+  /** --pg-jit: false turns JIT off on every connection (pool.ts). Not a metadata setting. */
+  jit: boolean;
 }
 
 /** Defaults a caller may override, e.g. from the deprecated server-wide pool options. */
@@ -87,6 +89,7 @@ export interface PgSourceDefaults {
   usePreparedStatements: boolean;
   isolationLevel: IsolationLevel;
   statementTimeoutSeconds: number | null;
+  jit: boolean;
 }
 
 export const PG_SOURCE_DEFAULTS: Readonly<PgSourceDefaults> = Object.freeze({
@@ -98,6 +101,7 @@ export const PG_SOURCE_DEFAULTS: Readonly<PgSourceDefaults> = Object.freeze({
   usePreparedStatements: false,
   isolationLevel: 'read-committed',
   statementTimeoutSeconds: null,
+  jit: false,
 });
 
 export type EnvMap = Readonly<Record<string, string | undefined>>;
@@ -201,6 +205,7 @@ function resolveConnectionInfo(
     secrets: secretsOf(target),
     readReplicas: [],
     statementTimeoutSeconds: d.statementTimeoutSeconds,
+    jit: d.jit,
   };
 }
 

@@ -36,7 +36,7 @@ export default definePlugin({
     const logger = container.resolve<Logger>('logger');
     const config = container.resolve<ServerConfig>('config');
     const engineDatabase = new EngineDatabase(config, env, logger);
-    const engineSourceDefaults = { statementTimeoutSeconds: config.pgStatementTimeout || null };
+    const engineSourceDefaults = { statementTimeoutSeconds: config.pgStatementTimeout || null, jit: config.pgJit };
     container.register({
       [METADATA_STORE_KEY]: asFunction(() => new PgMetadataStore(() => engineDatabase.metadataDatabase()))
         .singleton()

@@ -112,6 +112,21 @@ const ISOLATION_OF_DEFAULT: Record<string, IsolationLevel> = {
   serializable: 'serializable',
 };
 
+/**
+ * Sent on each new source connection unless --pg-jit: the generated statements are short OLTP
+ * reads and writes that never gain from LLVM, and a deep boolean tree (40 nested relationships in
+ * a `where`) crosses `jit_above_cost` on a table without statistics and then compiles for up to a
+ * minute, inside which PostgreSQL checks for neither statement_timeout nor a cancel: one request
+ * could hold a database core that long, past --pg-statement-timeout.
+ */
+const JIT_OFF = 'SET jit = off';
+
+/**
+ * A server without the setting (before PostgreSQL 11, or a compatible server) has no JIT to turn
+ * off; a broken connection fails the statement that follows, which reports it.
+ */
+function ignoreJitOffFailure(): void {}
+
 export function poolConfigFor(conn: ResolvedPgConnection): PoolConfig {
   const t = conn.target;
   const base: PoolConfig =
@@ -162,6 +177,9 @@ export class PgSourcePool implements PgQueryable {
     this.pool.on('connect', (client) => {
       client.on('error', (err) => onIdleError?.(scrubbedMessage(err, this.secrets)));
       trackPreparedStatements(client, bound);
+      // Queued ahead of the statement the connection was opened for, so it costs no round trip
+      // of a request's own.
+      if (!conn.jit) client.query(JIT_OFF).catch(ignoreJitOffFailure);
     });
   }
 

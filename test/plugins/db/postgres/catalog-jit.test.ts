@@ -27,7 +27,8 @@ describe('db/postgres catalog statements run without JIT', function () {
     await runScript(dbName, `CREATE TABLE author (id int PRIMARY KEY, name text);
       ALTER DATABASE ${dbName} SET jit = on;
       ALTER DATABASE ${dbName} SET jit_above_cost = 0;`);
-    pool = new PgSourcePool(resolvedFor(dbName));
+    // As with --pg-jit: source connections otherwise turn JIT off for every statement.
+    pool = new PgSourcePool({ ...resolvedFor(dbName), jit: true });
     const { rows } = await pool.query<{ available: boolean }>('SELECT pg_jit_available() AS available');
     if (!rows[0]!.available) this.skip();
   });

@@ -42,6 +42,7 @@ describe('db/postgres connection-info', () => {
       secrets: ['s3cr%40t', 's3cr@t'],
       readReplicas: [],
       statementTimeoutSeconds: null,
+      jit: false,
     });
   });
 
