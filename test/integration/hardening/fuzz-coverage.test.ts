@@ -107,6 +107,24 @@ describe('coverage-guided fuzzing of GraphQL → SQL (integration)', function ()
     await (await own()).query(`TRUNCATE item RESTART IDENTITY; ${ITEMS_ROWS_SQL}; ${tables.map(refillTableSql).join(' ')}`);
   };
 
+  // The property below is only as good as the tap: the engine's reads and one-trip writes send
+  // pg submittables, whose errors never reach a promise of Client#query.
+  it('sees the database errors of reads and of one-trip mutations at the driver', async () => {
+    const seen: StatementError[] = [];
+    tapStatementErrors((e) => seen.push(e));
+    try {
+      const write = await call(engine, '/v1/graphql', { query: 'mutation { insert_item_one(object: {name: "x", parent_id: 999999}) { id } }' }, asUser(1));
+      expect(write.body.errors?.[0]?.extensions?.code, JSON.stringify(write.body)).to.equal('constraint-violation');
+      const read = await call(engine, '/v1/graphql', { query: '{ item(where: {price: {_eq: "not a number"}}) { id } }' }, asUser(1));
+      expect(read.body.errors?.[0]?.extensions?.code, JSON.stringify(read.body)).to.equal('data-exception');
+    } finally {
+      untapStatementErrors();
+    }
+    expect(seen.map((e) => e.code)).to.deep.equal(['23503', '22P02']);
+    expect(seen[0]!.statement).to.include('INSERT INTO');
+    expect(seen[1]!.statement).to.include('SELECT');
+  });
+
   it(`finds nothing in ${SECONDS} s of coverage-guided inputs`, async () => {
     const oracle = newTally();
     let digestBefore: string | undefined;
