@@ -114,8 +114,8 @@ const ISOLATION_OF_DEFAULT: Record<string, IsolationLevel> = {
 
 /**
  * Sent on each new source connection unless --pg-jit: the generated statements are short OLTP
- * reads and writes that never gain from LLVM, and a deep boolean tree (40 nested relationships in
- * a `where`) crosses `jit_above_cost` on a table without statistics and then compiles for up to a
+ * reads and writes that never gain from LLVM, and a deep boolean tree (26 nested relationships in
+ * a `where`, found by the fuzzer) crosses `jit_above_cost` on a table without statistics and then compiles for up to a
  * minute, inside which PostgreSQL checks for neither statement_timeout nor a cancel: one request
  * could hold a database core that long, past --pg-statement-timeout.
  */
@@ -177,8 +177,8 @@ export class PgSourcePool implements PgQueryable {
     this.pool.on('connect', (client) => {
       client.on('error', (err) => onIdleError?.(scrubbedMessage(err, this.secrets)));
       trackPreparedStatements(client, bound);
-      // Queued ahead of the statement the connection was opened for, so it costs no round trip
-      // of a request's own.
+      // Queued ahead of the statement the connection was opened for: one round trip per
+      // connection, paid by the request that opened it.
       if (!conn.jit) client.query(JIT_OFF).catch(ignoreJitOffFailure);
     });
   }
