@@ -6,9 +6,12 @@
  * then in Redis by a second engine process, in alternating rounds so that load from other
  * processes falls on every scenario alike. Besides req/s, each run records the CPU per request of
  * the engine, the private PostgreSQL cluster and the Redis server: on a shared machine req/s
- * moves with other work, CPU per request much less.
+ * moves with other work, CPU per request much less. Each scenario's cost is against the no-limits
+ * run of the same engine process in the same round (two processes' heaps and code caches differ
+ * by more than the few percent measured here).
  *
  *   npm run bench:limits [-- --quick] [--database-url <scratch url>] [--rounds n] [--duration s]
+ *                        [--only <substring>,...]   (scenarios whose name holds one; baselines always run)
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +24,8 @@ import { benchArgs, isMain, median, repoRootOf, runRoundRobin, withBenchDatabase
 export interface LimitsBenchOptions extends RoundRobinOptions {
   redisUrl?: string | undefined;
   repoRoot: string;
+  /** Only the scenarios whose name contains one of these (the no-limits baselines always run). */
+  only?: string[] | undefined;
 }
 
 export interface ScenarioRun extends WrkResult {
@@ -40,9 +45,10 @@ export interface ScenarioResult {
   medianEngineCpuUs: number;
   medianStoreCpuUs: number;
   /**
-   * Requests per second relative to the no-limits scenario (1 = no cost): the median over rounds
-   * of each round's ratio to the no-limits run of the same round. Pairing by round keeps the host's
-   * drift between rounds (other work on a shared machine) out of the ratio.
+   * Requests per second relative to the no-limits scenario of the same engine process (1 = no
+   * cost): the median over rounds of each round's ratio to that baseline's run of the same round.
+   * Pairing by round keeps the host's drift between rounds (other work on a shared machine) out
+   * of the ratio.
    */
   relative: number;
   /** Engine + store CPU per request relative to the no-limits scenario (1 = no cost), paired by round as `relative`. */
@@ -59,6 +65,12 @@ const LIMITS = {
 const WITH_RATE = { ...LIMITS, rate_limit: { global: { max_reqs_per_min: 100_000_000, unique_params: ['x-svc-user-id'] } } };
 // Per role: one key shared by every request.
 const WITH_ROLE_RATE = { ...LIMITS, rate_limit: { global: { max_reqs_per_min: 100_000_000 } } };
+// The per-user rate limit alone: its cost without the static limits' (which also take the executor
+// off its no-limit fast path).
+const RATE_ONLY = { rate_limit: WITH_RATE.rate_limit };
+
+const NO_LIMITS = 'no limits';
+const NO_LIMITS_REDIS = 'no limits (Redis engine)';
 
 async function redisServerPid(): Promise<number | undefined> {
   const r = await run('pidof', ['redis-server'], { allowFail: true }).catch(() => undefined);
@@ -89,45 +101,54 @@ export async function runLimitsBench(opts: LimitsBenchOptions): Promise<Scenario
       if (res.status !== 200) throw new Error(`set_api_limits failed: ${JSON.stringify(res.body)}`);
     };
     const redisPid = opts.redisUrl ? await redisServerPid() : undefined;
-    const scenario = (name: string, limits: unknown, served: EngineProcess): RoundRobinScenario<ScenarioRun> => ({
-      name,
-      target: { url: `${served.url}/v1/graphql`, query: q7.graphql, vars: q7.vars, headers: { ...ADMIN_HEADERS, 'x-svc-role': 'user' }, headerFromVar: { header: 'x-svc-user-id', variable: q7.userIdVar! } },
-      prepare: async () => {
-        await setLimits(limits);
-        // The Redis engine does not poll in the bench: it learns the limits from a reload.
-        if (served !== engine) await postJson(`${served.url}/v1/metadata`, { type: 'reload_metadata', args: {} });
-      },
-      measure: async (timed) => {
-        const cpu0 = processCpuMicros(served.pid);
-        const pg0 = cluster.postmasterPid === undefined ? 0 : treeCpuMicros(cluster.postmasterPid);
-        const redis0 = redisPid === undefined ? 0 : processCpuMicros(redisPid);
-        const r = await timed();
-        const n = Math.max(r.requests, 1);
-        return {
-          ...r,
-          engineCpuUs: (processCpuMicros(served.pid) - cpu0) / n,
-          pgCpuUs: cluster.postmasterPid === undefined ? 0 : (treeCpuMicros(cluster.postmasterPid) - pg0) / n,
-          redisCpuUs: redisPid === undefined ? 0 : (processCpuMicros(redisPid) - redis0) / n,
-        };
-      },
-      describe: (m) => `engine ${m.engineCpuUs.toFixed(0)} µs/req, PostgreSQL ${m.pgCpuUs.toFixed(0)} µs/req, Redis ${m.redisCpuUs.toFixed(0)} µs/req`,
-    });
+    const baselineOf = new Map<string, string>();
+    const scenario = (name: string, limits: unknown, served: EngineProcess): RoundRobinScenario<ScenarioRun> => {
+      baselineOf.set(name, served === engine ? NO_LIMITS : NO_LIMITS_REDIS);
+      return {
+        name,
+        target: { url: `${served.url}/v1/graphql`, query: q7.graphql, vars: q7.vars, headers: { ...ADMIN_HEADERS, 'x-svc-role': 'user' }, headerFromVar: { header: 'x-svc-user-id', variable: q7.userIdVar! } },
+        prepare: async () => {
+          await setLimits(limits);
+          // The Redis engine does not poll in the bench: it learns the limits from a reload.
+          if (served !== engine) await postJson(`${served.url}/v1/metadata`, { type: 'reload_metadata', args: {} });
+        },
+        measure: async (timed) => {
+          const cpu0 = processCpuMicros(served.pid);
+          const pg0 = cluster.postmasterPid === undefined ? 0 : treeCpuMicros(cluster.postmasterPid);
+          const redis0 = redisPid === undefined ? 0 : processCpuMicros(redisPid);
+          const r = await timed();
+          const n = Math.max(r.requests, 1);
+          return {
+            ...r,
+            engineCpuUs: (processCpuMicros(served.pid) - cpu0) / n,
+            pgCpuUs: cluster.postmasterPid === undefined ? 0 : (treeCpuMicros(cluster.postmasterPid) - pg0) / n,
+            redisCpuUs: redisPid === undefined ? 0 : (processCpuMicros(redisPid) - redis0) / n,
+          };
+        },
+        describe: (m) => `engine ${m.engineCpuUs.toFixed(0)} µs/req, PostgreSQL ${m.pgCpuUs.toFixed(0)} µs/req, Redis ${m.redisCpuUs.toFixed(0)} µs/req`,
+      };
+    };
     const scenarios = [
-      scenario('no limits', null, engine),
+      scenario(NO_LIMITS, null, engine),
       scenario('depth+node+batch+time', LIMITS, engine),
       scenario('+ rate per user (metadata database)', WITH_RATE, engine),
       scenario('+ rate per role (metadata database)', WITH_ROLE_RATE, engine),
+      scenario('rate per user only (metadata database)', RATE_ONLY, engine),
     ];
     if (redisEngine) {
+      scenarios.push(scenario(NO_LIMITS_REDIS, null, redisEngine));
       scenarios.push(scenario('+ rate per user (Redis)', WITH_RATE, redisEngine));
       scenarios.push(scenario('+ rate per role (Redis)', WITH_ROLE_RATE, redisEngine));
+      scenarios.push(scenario('rate per user only (Redis)', RATE_ONLY, redisEngine));
     }
-    const runs = await runRoundRobin(scenarios, opts, workDir);
+    const baseline = (name: string) => name === NO_LIMITS || name === NO_LIMITS_REDIS;
+    const chosen = scenarios.filter((s) => baseline(s.name) || !opts.only || opts.only.some((o) => s.name.includes(o)));
+    const runs = await runRoundRobin(chosen, opts, workDir);
     await setLimits(null);
     // The store's CPU counts: a rate counter in PostgreSQL or Redis costs there, not in the engine.
     const total = (r: ScenarioRun) => r.engineCpuUs + r.pgCpuUs + r.redisCpuUs;
-    const base = runs.get('no limits')!;
-    return scenarios.map((s) => {
+    return chosen.map((s) => {
+      const base = runs.get(baselineOf.get(s.name)!)!;
       const rs = runs.get(s.name)!;
       const rps = median(rs.map((r) => r.rps));
       return {
@@ -158,7 +179,7 @@ export function limitsReport(results: ScenarioResult[]): string {
 }
 
 if (isMain(import.meta.url)) {
-  const args = benchArgs(5, { 'redis-url': 'redis://127.0.0.1:6379/0' });
+  const args = benchArgs(5, { 'redis-url': 'redis://127.0.0.1:6379/0', only: undefined });
   const repoRoot = repoRootOf(import.meta.url);
   const results = await runLimitsBench({
     databaseUrl: args.databaseUrl,
@@ -166,6 +187,7 @@ if (isMain(import.meta.url)) {
     rounds: args.rounds,
     durationSeconds: args.durationSeconds,
     connections: 10,
+    only: args.extra('only')?.split(',').map((o) => o.trim()).filter((o) => o !== ''),
     repoRoot,
     log: (m) => console.log(`[bench:limits] ${m}`),
   });

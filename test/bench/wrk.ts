@@ -27,6 +27,11 @@ export interface WrkTarget {
   headers: Record<string, string>;
   /** A request header whose value is this variable's (the user id of Q7). */
   headerFromVar?: { header: string; variable: string };
+  /**
+   * Each connection waits this long (whole ms) after an answer before its next request: a paced
+   * load, whose request rate hardly depends on how fast the server answers (see limits-paired.ts).
+   */
+  delayMs?: number;
 }
 
 export interface WrkResult {
@@ -83,7 +88,10 @@ function request()
   local body = ${luaString(head)}${parts.length ? ' .. ' + parts.join(' .. ') : ''} .. "}}"
   return wrk.format("POST", ${luaString(path)}, headers, body)
 end
-function response(status, hdrs, body)
+${target.delayMs === undefined ? '' : `function delay()
+  return ${Math.max(0, Math.round(target.delayMs))}
+end
+`}function response(status, hdrs, body)
   if status < 200 or status > 299 then bad_status = bad_status + 1 end
   if string.find(body, '"errors"', 1, true) then bad_body = bad_body + 1 end
 end

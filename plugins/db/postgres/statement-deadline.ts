@@ -48,20 +48,77 @@ export function sendCancelRequest(client: PoolClient): void {
  */
 export class StatementDeadline {
   fired = false;
-  private timer: NodeJS.Timeout;
+  private grace: NodeJS.Timeout | undefined;
 
-  constructor(client: PoolClient, deadline: number) {
-    this.timer = setTimeout(() => {
-      this.fired = true;
-      sendCancelRequest(client);
-      this.timer = setTimeout(() => destroyConnection(client), STALL_GRACE_MS);
-    }, Math.max(0, deadline - Date.now()));
+  constructor(
+    private readonly client: PoolClient,
+    /** A Date.now() time. */
+    readonly deadline: number,
+  ) {
+    watcher.add(this);
+  }
+
+  /** The deadline passed with the statement still running. */
+  expire(): void {
+    this.fired = true;
+    sendCancelRequest(this.client);
+    this.grace = setTimeout(() => destroyConnection(this.client), STALL_GRACE_MS);
   }
 
   clear(): void {
-    clearTimeout(this.timer);
+    watcher.delete(this);
+    if (this.grace !== undefined) clearTimeout(this.grace);
   }
 }
+
+/**
+ * Every statement under a deadline, and one timer for the earliest deadline among them. With a
+ * time limit set every statement has a deadline, and a timer of its own per statement (set, then
+ * cleared a millisecond later) cost about 5% of a pk lookup's engine CPU (test/bench/
+ * limits-paired.ts): each one, its deadline a few ms from the last, made Node a timer list of its
+ * own and moved libuv's timer. Here a statement's watch is a Set entry; the timer moves only for
+ * a deadline earlier than the one it is set for, and when it fires with nothing due (the
+ * statements it was set for have finished) it is set again for the earliest one left, so with one
+ * time limit it is set about once per limit's length. It does not keep the process alive: a
+ * statement in flight does, through its socket.
+ */
+class DeadlineWatcher {
+  private readonly watches = new Set<StatementDeadline>();
+  private timer: NodeJS.Timeout | undefined;
+  private dueAt = Number.POSITIVE_INFINITY;
+
+  add(watch: StatementDeadline): void {
+    this.watches.add(watch);
+    if (watch.deadline < this.dueAt) this.arm(watch.deadline);
+  }
+
+  delete(watch: StatementDeadline): void {
+    this.watches.delete(watch);
+  }
+
+  private arm(at: number): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.dueAt = at;
+    this.timer = setTimeout(this.fire, Math.max(0, at - Date.now()));
+    this.timer.unref();
+  }
+
+  private readonly fire = (): void => {
+    this.timer = undefined;
+    this.dueAt = Number.POSITIVE_INFINITY;
+    const now = Date.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const watch of this.watches) {
+      if (watch.deadline <= now) {
+        this.watches.delete(watch);
+        watch.expire();
+      } else if (watch.deadline < next) next = watch.deadline;
+    }
+    if (next !== Number.POSITIVE_INFINITY) this.arm(next);
+  };
+}
+
+const watcher = new DeadlineWatcher();
 
 /** A deadline that passed while waiting for a connection: nothing may start any more. */
 export function checkNotPassed(deadline: number | undefined): void {

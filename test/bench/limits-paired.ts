@@ -1,0 +1,245 @@
+/**
+ * The cost of a limit set, measured side by side. bench:limits times its scenarios one after the
+ * other, and on this 2-core shared host the no-limits run alone moves by 15-40% between rounds,
+ * more than the few percent to resolve. Here two engine processes (A and B, one database, each its
+ * own metadata database) are served at the same moment by two wrk runs, one engine with the limits
+ * set and the other without; then they swap. Whatever the host does during a phase falls on both
+ * alike, and the swap cancels what differs between the two processes (heap layout, code caches).
+ * A scenario's cost is the median over rounds of (limited CPU per request ÷ unlimited CPU per
+ * request) − 1, each phase's ratio taken within the phase.
+ *
+ * The load is paced: each wrk connection waits `--delay-ms` (2 ms by default) after an answer. Under
+ * a closed loop (wrk's default, `--delay-ms 0`) an engine that answers a little slower gets fewer
+ * requests, and CPU per request depends on the request rate (fewer requests per event-loop turn and
+ * per socket write), which feeds the difference back into itself; paced, both engines get nearly
+ * the same rate and the host is not saturated, so their CPU per request compares directly.
+ *
+ * The store's CPU is counted for the limited side: the Redis server's (only the limited engine
+ * uses it), or the metadata database backends of the rate-limit pool (application name
+ * `svc-graphql-engine-rate-limit`; a backend that exits mid-phase loses its CPU, so this is a
+ * lower bound).
+ *
+ *   npx tsx test/bench/limits-paired.ts [--scenarios user-redis,role-redis,...] [--rounds n] [--duration s] [--delay-ms n] [--quick]
+ *   npm run bench:limits:paired -- ...
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { ADMIN_HEADERS, configureEngine, postJson, startEngineProcess, type EngineProcess } from './engine-process.js';
+import { QUERIES } from './queries.js';
+import { processCpuMicros, run } from './proc.js';
+import { benchArgs, isMain, median, repoRootOf, withBenchDatabase, writeBenchReport, type RoundRobinOptions } from './round-robin.js';
+import { runWrk, type WrkResult, type WrkTarget } from './wrk.js';
+
+const STATIC = { depth_limit: { global: 10 }, node_limit: { global: 100 }, batch_limit: { global: 10 }, time_limit: { global: 30 } };
+// Limits high enough never to refuse: what is measured is the cost of checking them.
+const PER_USER = { max_reqs_per_min: 100_000_000, unique_params: ['x-svc-user-id'] };
+const PER_ROLE = { max_reqs_per_min: 100_000_000 };
+
+type Store = 'redis' | 'metadata';
+
+export interface PairedScenario {
+  id: string;
+  name: string;
+  store: Store;
+  limits: Record<string, unknown>;
+  /** Run only when named in `scenarios`: a part of another scenario's set, to find what costs. */
+  part?: true;
+}
+
+export const PAIRED_SCENARIOS: readonly PairedScenario[] = [
+  { id: 'static', name: 'depth+node+batch+time', store: 'metadata', limits: STATIC },
+  { id: 'time', name: 'time limit only', store: 'metadata', limits: { time_limit: STATIC.time_limit }, part: true },
+  {
+    id: 'depth-node-batch',
+    name: 'depth+node+batch',
+    store: 'metadata',
+    limits: { depth_limit: STATIC.depth_limit, node_limit: STATIC.node_limit, batch_limit: STATIC.batch_limit },
+    part: true,
+  },
+  { id: 'role-md', name: '+ rate per role (metadata database)', store: 'metadata', limits: { ...STATIC, rate_limit: { global: PER_ROLE } } },
+  { id: 'user-md', name: '+ rate per user (metadata database)', store: 'metadata', limits: { ...STATIC, rate_limit: { global: PER_USER } } },
+  { id: 'user-only-md', name: 'rate per user only (metadata database)', store: 'metadata', limits: { rate_limit: { global: PER_USER } } },
+  { id: 'role-redis', name: '+ rate per role (Redis)', store: 'redis', limits: { ...STATIC, rate_limit: { global: PER_ROLE } } },
+  { id: 'user-redis', name: '+ rate per user (Redis)', store: 'redis', limits: { ...STATIC, rate_limit: { global: PER_USER } } },
+  { id: 'user-only-redis', name: 'rate per user only (Redis)', store: 'redis', limits: { rate_limit: { global: PER_USER } } },
+];
+
+export interface PairedOptions extends RoundRobinOptions {
+  redisUrl: string;
+  repoRoot: string;
+  /** Scenario ids (PAIRED_SCENARIOS); by default all but the parts. */
+  scenarios?: readonly string[] | undefined;
+  /** Pause of each connection between an answer and its next request, ms (undefined: closed loop). */
+  delayMs?: number | undefined;
+}
+
+export interface PhaseRun {
+  limited: WrkResult & { cpuUs: number; storeCpuUs: number };
+  unlimited: WrkResult & { cpuUs: number };
+}
+
+export interface PairedResult {
+  name: string;
+  phases: PhaseRun[];
+  medianLimitedCpuUs: number;
+  medianUnlimitedCpuUs: number;
+  medianStoreCpuUs: number;
+  /** Median over phases of limited ÷ unlimited engine CPU per request, − 1. */
+  engineCost: number;
+  /** The same with the store's CPU added to the limited side. */
+  totalCost: number;
+  /** Median over phases of 1 − limited ÷ unlimited req/s. */
+  rpsCost: number;
+}
+
+const RATE_POOL = 'svc-graphql-engine-rate-limit';
+
+/** CPU µs of the metadata database's rate-limit backends, by pid (a local cluster only). */
+async function rateBackendsCpu(client: pg.Client): Promise<Map<number, number>> {
+  const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [RATE_POOL]);
+  return new Map(rows.map((r) => [r.pid, processCpuMicros(r.pid)]));
+}
+
+function cpuSince(before: Map<number, number>, after: Map<number, number>): number {
+  let us = 0;
+  for (const [pid, cpu] of after) us += cpu - (before.get(pid) ?? 0);
+  return us;
+}
+
+async function redisServerPid(): Promise<number | undefined> {
+  const r = await run('pidof', ['redis-server'], { allowFail: true }).catch(() => undefined);
+  const pid = Number(r?.stdout.trim().split(/\s+/)[0]);
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+const withDatabase = (url: string, name: string): string => {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+};
+
+export async function runPairedLimitsBench(opts: PairedOptions): Promise<PairedResult[]> {
+  const q7 = QUERIES.find((q) => q.id === 'Q7')!;
+  const chosen = PAIRED_SCENARIOS.filter((s) => (opts.scenarios ? opts.scenarios.includes(s.id) : !s.part));
+  if (chosen.length === 0) throw new Error(`no scenario among ${PAIRED_SCENARIOS.map((s) => s.id).join(', ')}`);
+  return withBenchDatabase(opts, 'limits-paired', async ({ cluster, workDir, onStop }) => {
+    const admin = new pg.Client({ connectionString: cluster.url });
+    await admin.connect();
+    onStop(() => admin.end());
+    const redisPid = await redisServerPid();
+    // Engines per store kind, two of each, each with its own metadata database.
+    const pairs = new Map<Store, [EngineProcess, EngineProcess]>();
+    for (const store of new Set(chosen.map((s) => s.store))) {
+      const pair: EngineProcess[] = [];
+      for (const side of ['a', 'b']) {
+        // Unique: a CI smoke run shares its server with other suites.
+        const name = `svc_paired_meta_${store}_${side}_${randomBytes(4).toString('hex')}`;
+        await admin.query(`CREATE DATABASE ${name}`);
+        onStop(() => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).then(() => undefined));
+        const dir = join(workDir, `${store}-${side}`);
+        mkdirSync(dir);
+        const env: Record<string, string> = { SVC_GRAPHQL_METADATA_DATABASE_URL: withDatabase(cluster.url, name) };
+        if (store === 'redis') env['SVC_GRAPHQL_REDIS_URL'] = opts.redisUrl;
+        const engine = await startEngineProcess(opts.repoRoot, cluster.url, dir, [], env);
+        onStop(engine.stop);
+        await configureEngine(engine.url, 10);
+        pair.push(engine);
+      }
+      pairs.set(store, [pair[0]!, pair[1]!]);
+    }
+    const setLimits = async (engine: EngineProcess, limits: Record<string, unknown> | null) => {
+      const res = await postJson(`${engine.url}/v1/metadata`, limits === null ? { type: 'remove_api_limits', args: {} } : { type: 'set_api_limits', args: limits });
+      if (res.status !== 200) throw new Error(`set_api_limits failed: ${JSON.stringify(res.body)}`);
+    };
+    const target = (engine: EngineProcess): WrkTarget => ({
+      url: `${engine.url}/v1/graphql`,
+      query: q7.graphql,
+      vars: q7.vars,
+      headers: { ...ADMIN_HEADERS, 'x-svc-role': 'user' },
+      headerFromVar: { header: 'x-svc-user-id', variable: q7.userIdVar! },
+      ...(opts.delayMs === undefined ? {} : { delayMs: opts.delayMs }),
+    });
+    const perSide = Math.max(1, Math.floor(opts.connections / 2));
+    let seed = 1;
+    const timed = async (engine: EngineProcess): Promise<WrkResult & { cpuUs: number }> => {
+      const cpu0 = processCpuMicros(engine.pid);
+      const r = await runWrk(target(engine), perSide, opts.durationSeconds, workDir, seed++);
+      const cpu = processCpuMicros(engine.pid) - cpu0;
+      if (r.badStatus || r.badBody || r.socketErrors) throw new Error(`${r.badStatus} bad statuses, ${r.badBody} bad bodies, ${r.socketErrors} socket errors`);
+      return { ...r, cpuUs: cpu / Math.max(r.requests, 1) };
+    };
+    const phases = new Map<string, PhaseRun[]>(chosen.map((s) => [s.name, []]));
+    for (let round = 0; round < opts.rounds; round++) {
+      for (const s of chosen) {
+        const [a, b] = pairs.get(s.store)!;
+        for (const [limited, unlimited] of [
+          [a, b],
+          [b, a],
+        ] as const) {
+          await setLimits(limited, s.limits);
+          await setLimits(unlimited, null);
+          const store0 = s.store === 'redis' ? (redisPid === undefined ? 0 : processCpuMicros(redisPid)) : await rateBackendsCpu(admin);
+          const [l, u] = await Promise.all([timed(limited), timed(unlimited)]);
+          const storeUs =
+            s.store === 'redis' ? (redisPid === undefined ? 0 : processCpuMicros(redisPid) - (store0 as number)) : cpuSince(store0 as Map<number, number>, await rateBackendsCpu(admin));
+          const phase: PhaseRun = { limited: { ...l, storeCpuUs: storeUs / Math.max(l.requests, 1) }, unlimited: u };
+          phases.get(s.name)!.push(phase);
+          opts.log(
+            `round ${round + 1} ${s.name} (limited: ${limited === a ? 'A' : 'B'}): limited ${l.rps.toFixed(0)} req/s, ${l.cpuUs.toFixed(1)} + ${phase.limited.storeCpuUs.toFixed(1)} µs/req; ` +
+              `unlimited ${u.rps.toFixed(0)} req/s, ${u.cpuUs.toFixed(1)} µs/req`,
+          );
+        }
+      }
+    }
+    for (const [a, b] of pairs.values()) await Promise.all([setLimits(a, null), setLimits(b, null)]);
+    return chosen.map((s) => {
+      const ps = phases.get(s.name)!;
+      return {
+        name: s.name,
+        phases: ps,
+        medianLimitedCpuUs: median(ps.map((p) => p.limited.cpuUs)),
+        medianUnlimitedCpuUs: median(ps.map((p) => p.unlimited.cpuUs)),
+        medianStoreCpuUs: median(ps.map((p) => p.limited.storeCpuUs)),
+        engineCost: median(ps.map((p) => p.limited.cpuUs / p.unlimited.cpuUs)) - 1,
+        totalCost: median(ps.map((p) => (p.limited.cpuUs + p.limited.storeCpuUs) / p.unlimited.cpuUs)) - 1,
+        rpsCost: median(ps.map((p) => 1 - p.limited.rps / p.unlimited.rps)),
+      };
+    });
+  });
+}
+
+export function pairedReport(results: readonly PairedResult[], opts: Pick<PairedOptions, 'rounds' | 'durationSeconds' | 'connections' | 'delayMs'>): string {
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  const spread = (xs: number[]) => `${pct(Math.min(...xs))} to ${pct(Math.max(...xs))}`;
+  return [
+    `Paired phases: ${opts.rounds} rounds × 2 phases of ${opts.durationSeconds} s, wrk c=${Math.max(1, Math.floor(opts.connections / 2))} per engine, ` +
+      `${opts.delayMs === undefined ? 'closed loop' : `${opts.delayMs} ms between an answer and a connection's next request`}, Q7.`,
+    '',
+    '| scenario | engine CPU µs/req, limited | unlimited (same phases) | store CPU µs/req | cost: engine CPU | cost: engine + store CPU | phases (engine CPU) | cost: req/s |',
+    '|---|---|---|---|---|---|---|---|',
+    ...results.map(
+      (r) =>
+        `| ${r.name} | ${r.medianLimitedCpuUs.toFixed(1)} | ${r.medianUnlimitedCpuUs.toFixed(1)} | ${r.medianStoreCpuUs.toFixed(1)} | ${pct(r.engineCost)} | ${pct(r.totalCost)} | ${spread(r.phases.map((p) => p.limited.cpuUs / p.unlimited.cpuUs - 1))} | ${pct(r.rpsCost)} |`,
+    ),
+  ].join('\n');
+}
+
+if (isMain(import.meta.url)) {
+  const args = benchArgs(7, { 'redis-url': 'redis://127.0.0.1:6379/0', scenarios: undefined, 'delay-ms': '2' });
+  const delayMs = Number(args.extra('delay-ms'));
+  const opts = {
+    databaseUrl: args.databaseUrl,
+    redisUrl: args.extra('redis-url')!,
+    rounds: args.rounds,
+    durationSeconds: args.durationSeconds,
+    connections: 10,
+    scenarios: args.extra('scenarios')?.split(',').map((s) => s.trim()),
+    delayMs: delayMs > 0 ? delayMs : undefined,
+    repoRoot: repoRootOf(import.meta.url),
+    log: (m: string) => console.log(`[bench:limits:paired] ${m}`),
+  };
+  const results = await runPairedLimitsBench(opts);
+  writeBenchReport(opts.repoRoot, 'limits-paired', pairedReport(results, opts), args.quick, args.out);
+}
