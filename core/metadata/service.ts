@@ -19,7 +19,7 @@ import { assembleRoleSchema, shareRoleSchema } from '../graphql/schema/index.js'
 import type { SchemaCache } from '../schema-cache/cache.js';
 import type { SchemaCacheRef } from '../schema-cache/ref.js';
 import type { SourceConnections } from '../schema-cache/connections.js';
-import type { MetadataStore } from './store.js';
+import type { MetadataStore, PendingMetadataWrite } from './store.js';
 import type { InconsistentObject, MetadataDocument } from './types.js';
 import { dataOperationTypes, type MetadataEndpoint, type MetadataOperation, type OperationContext, type OperationResult, type ReloadRequest } from './operation.js';
 import { Mutex } from './mutex.js';
@@ -63,6 +63,8 @@ interface RequestState {
   committed: Array<() => Promise<void>>;
   /** Sources whose database this request changed (run_sql): their catalogs are read afresh. */
   invalidated: Set<string>;
+  /** The document sent to the store ahead of the decision to keep it (`writeAhead`), if any. */
+  ahead: { document: MetadataDocument; write: PendingMetadataWrite } | undefined;
 }
 
 interface DraftRef {
@@ -188,6 +190,7 @@ export class MetadataService {
       preview: null,
       committed: [],
       invalidated: new Set(),
+      ahead: undefined,
     };
     // Made on first use: requests that only read (data operations) never pay for it. A draft
     // copies only what its operations write (core/metadata/cow-draft.ts).
@@ -197,12 +200,31 @@ export class MetadataService {
         return (draft ??= new MetadataDraft(cache.metadata));
       },
     };
+
+    try {
+      return await this.runOperations(ops, bulk, cache, session, endpoint, lock, changes, state, draftRef);
+    } catch (e) {
+      await state.ahead?.write.abort();
+      throw e;
+    }
+  }
+
+  private async runOperations(
+    ops: MetadataOperation[],
+    bulk: boolean,
+    cache: SchemaCache,
+    session: Session,
+    endpoint: MetadataEndpoint,
+    lock: boolean,
+    changes: PeerChange[],
+    state: RequestState,
+    draftRef: DraftRef,
+  ): Promise<OperationResult> {
     const results: unknown[] = [];
     let status = 200;
-
     for (const [i, op] of ops.entries()) {
       const opPath = bulk ? `$.args[${i}]` : '$';
-      const ctx = this.context(draftRef, cache, session, endpoint, `${opPath}.args`, state, lock);
+      const ctx = this.context(draftRef, cache, session, endpoint, `${opPath}.args`, state, lock, i === ops.length - 1);
       let result: OperationResult | undefined;
       try {
         const hook = this.deps.hooks.onMetadataOperation.get(op.type);
@@ -222,7 +244,11 @@ export class MetadataService {
       if (state.changed && this.deps.config.enableMaintenanceMode) {
         throw new EngineError('not-supported', 'metadata cannot be modified in maintenance mode', { path: '$' });
       }
-      const next = await this.preview(draftRef.draft.current(), cache, state);
+      const document = draftRef.draft.current();
+      // Unless an operation's own check built it already (with the write sent then), the new
+      // schema cache is built while the database stores the document.
+      if (state.changed) await this.writeAhead(document, cache, state);
+      const next = await this.preview(document, cache, state);
       if (state.changed) {
         const added = newInconsistencies(state.accepted ?? cache.inconsistentObjects, next.inconsistentObjects);
         if (added.length > 0 && !state.allowInconsistent) {
@@ -235,7 +261,13 @@ export class MetadataService {
       }
       const committed = state.committed;
       await this.deps.hooks.onMetadataApply.promise({ previous: cache, next, reload: state.reload, afterCommit: (work) => committed.push(work) });
-      if (state.changed) next.resourceVersion = await this.deps.store.write(next.metadata, cache.resourceVersion);
+      const ahead = state.ahead;
+      state.ahead = undefined;
+      if (state.changed && ahead?.document === next.metadata) next.resourceVersion = await ahead.write.commit();
+      else {
+        await ahead?.write.abort();
+        if (state.changed) next.resourceVersion = await this.deps.store.write(next.metadata, cache.resourceVersion);
+      }
       this.install(next, 'local');
       changes.push({ resourceVersion: next.resourceVersion, reload: state.reload });
       for (const work of committed) {
@@ -247,6 +279,23 @@ export class MetadataService {
       }
     }
     return { body: bulk ? results : results[0], status };
+  }
+
+  /**
+   * Sends `document` to the store before the engine decides to keep it (`MetadataStore.beginWrite`):
+   * the UPDATE runs while the schema cache is built and is committed once the change is accepted,
+   * else rolled back, so nobody reads a document the engine did not keep. At 1,000 tables the
+   * write is 30-80 ms in the database, which then overlaps the build instead of following it. Sent
+   * when the request's last operation has its draft built (its consistency check) or, when none
+   * did, before the final build; a later build of another draft replaces it.
+   */
+  private async writeAhead(document: MetadataDocument, cache: SchemaCache, state: RequestState): Promise<void> {
+    if (document === cache.metadata || state.ahead?.document === document || this.deps.config.enableMaintenanceMode) return;
+    const replaced = state.ahead;
+    state.ahead = undefined;
+    await replaced?.write.abort();
+    const write = await this.deps.store.beginWrite?.(document, cache.resourceVersion);
+    state.ahead = write === undefined ? undefined : { document, write };
   }
 
   private async preview(draft: MetadataDocument, cache: SchemaCache, state: RequestState): Promise<SchemaCache> {
@@ -285,6 +334,7 @@ export class MetadataService {
     path: string,
     state: RequestState,
     lock: boolean,
+    last: boolean,
   ): OperationContext {
     const { container, config, connections } = this.deps;
     return {
@@ -339,7 +389,13 @@ export class MetadataService {
         return catalog;
       },
       // Without the lock the request only has data operations: the draft is the live cache's.
-      rebuildPreview: lock ? () => this.preview(draftRef.draft.current(), cache, state) : async () => cache,
+      rebuildPreview: lock
+        ? async () => {
+            const document = draftRef.draft.current();
+            if (last) await this.writeAhead(document, cache, state);
+            return this.preview(document, cache, state);
+          }
+        : async () => cache,
     };
   }
 }

@@ -23,6 +23,15 @@ export interface MetadataStore {
   resourceVersion(): Promise<number>;
   /** Writes the metadata if the stored version is still `expected` (else 409 `conflict`); returns the new version. */
   write(metadata: MetadataDocument, expected: number): Promise<number>;
+  /**
+   * `write`, sent before the engine has decided to keep it: the document goes to the storage now,
+   * unseen by anyone until `commit` (which answers as `write` does) or dropped by `abort`. A
+   * metadata operation sends it and builds the new schema cache meanwhile, so the write's time in
+   * the database overlaps the build instead of following it. Resolves once the document is on its
+   * way (not stored yet). Absent, or undefined for a call: the engine writes with `write` after the
+   * build.
+   */
+  beginWrite?(metadata: MetadataDocument, expected: number): Promise<PendingMetadataWrite> | undefined;
   close(): Promise<void>;
   /**
    * Whether the storage answers now, within `timeoutMs` (/healthz reports 500 ERROR otherwise).
@@ -35,6 +44,14 @@ export interface MetadataStore {
    * the storage is not a database others can connect to.
    */
   readonly connectionString?: string;
+}
+
+/** A write `beginWrite` sent: exactly one of `commit` and `abort` is called. */
+export interface PendingMetadataWrite {
+  /** Makes the write visible; returns the new version, or throws 409 `conflict` as `write` does. */
+  commit(): Promise<number>;
+  /** Drops the write; never throws; nothing after `commit`. */
+  abort(): Promise<void>;
 }
 
 /** The container key the engine resolves the store by. */

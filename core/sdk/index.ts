@@ -109,7 +109,7 @@ export type { RootFieldReservation } from '../metadata/root-field-reservations.j
 export type { InconsistencyDropper } from '../metadata/drop-inconsistent.js';
 export { initialMetadata, DATABASE_URL_ENV } from '../metadata/defaults.js';
 export { METADATA_STORE_KEY } from '../metadata/store.js';
-export type { MetadataStore, StoredMetadata } from '../metadata/store.js';
+export type { MetadataStore, PendingMetadataWrite, StoredMetadata } from '../metadata/store.js';
 export { functionsNamed } from '../metadata/catalog-diff.js';
 export { fieldKind } from '../schema-cache/permissions/operators.js';
 export { parsePermission, parsePermissionType } from '../metadata/permission-parse.js';

@@ -6,7 +6,16 @@
  * starts only then (plugin registration does no I/O).
  */
 import pg from 'pg';
-import { BootError, EngineError, isBootError, metadataDocumentJson, type MetadataDocument, type MetadataStore, type StoredMetadata } from '../../../core/sdk/index.js';
+import {
+  BootError,
+  EngineError,
+  isBootError,
+  metadataDocumentJson,
+  type MetadataDocument,
+  type MetadataStore,
+  type PendingMetadataWrite,
+  type StoredMetadata,
+} from '../../../core/sdk/index.js';
 import { CATALOG_MIGRATIONS, LATEST_CATALOG_VERSION } from './catalog-migrations.js';
 import { isConnectionError } from './pg-errors.js';
 import { createMetadataPool, metadataDatabaseError } from './metadata-pool.js';
@@ -14,6 +23,24 @@ import { StatementStalledError } from './stall-guard.js';
 
 /** Arbitrary constant naming the catalog's advisory lock. */
 const CATALOG_LOCK_KEY = 720_011_531;
+
+const WRITE = `UPDATE svc_catalog.svc_metadata SET metadata = $1, resource_version = resource_version + 1
+  WHERE id = 1 AND resource_version = $2 RETURNING resource_version`;
+
+// The text of unchanged (frozen, shared) table entries is reused: one change at 1,000 tables does
+// not serialise all of them again.
+const writeValues = (metadata: MetadataDocument, expected: number): unknown[] => [metadataDocumentJson(metadata), expected];
+
+/** The new version of a WRITE, or 409 `conflict` when the stored one was no longer `expected`. */
+function writtenVersion(rows: ReadonlyArray<{ resource_version: number }>, expected: number): number {
+  const row = rows[0];
+  if (!row) {
+    throw new EngineError('conflict', `metadata resource version referenced (${expected}) did not match current version`, {
+      status: 409,
+    });
+  }
+  return row.resource_version;
+}
 
 export interface PgMetadataDatabase {
   connectionString: string;
@@ -162,24 +189,70 @@ export class PgMetadataStore implements MetadataStore {
 
   /** Writes the metadata if the stored version is still `expected`; else 409 `conflict`. */
   async write(metadata: MetadataDocument, expected: number): Promise<number> {
-    const { rows } = await this.pool
-      .query<{ resource_version: number }>(
-        `UPDATE svc_catalog.svc_metadata SET metadata = $1, resource_version = resource_version + 1
-         WHERE id = 1 AND resource_version = $2 RETURNING resource_version`,
-        // The text of unchanged (frozen, shared) table entries is reused: one change at 1,000 tables
-        // does not serialise all of them again.
-        [metadataDocumentJson(metadata), expected],
-      )
-      .catch((e: unknown) => {
-        throw metadataDatabaseError(e);
-      });
-    const row = rows[0];
-    if (!row) {
-      throw new EngineError('conflict', `metadata resource version referenced (${expected}) did not match current version`, {
-        status: 409,
-      });
+    const { rows } = await this.pool.query<{ resource_version: number }>(WRITE, writeValues(metadata, expected)).catch((e: unknown) => {
+      throw metadataDatabaseError(e);
+    });
+    return writtenVersion(rows, expected);
+  }
+
+  /**
+   * The UPDATE of `write`, in a transaction left open until `commit` or `abort`. Its row lock holds
+   * off other engines' writes meanwhile (they then fail their version check, as they would after a
+   * plain write). Not with one connection in all (the embedded database), which the build may need.
+   */
+  beginWrite(metadata: MetadataDocument, expected: number): Promise<PendingMetadataWrite> | undefined {
+    if (this.exclusive) return undefined;
+    return this.sendAhead(writeValues(metadata, expected), expected);
+  }
+
+  private async sendAhead(values: unknown[], expected: number): Promise<PendingMetadataWrite> {
+    const client = await this.pool.connect().catch((e: unknown) => {
+      throw metadataDatabaseError(e);
+    });
+    try {
+      await client.query('BEGIN');
+    } catch (e) {
+      client.release(e as Error);
+      throw metadataDatabaseError(e);
     }
-    return row.resource_version;
+    // Sent now; its outcome is read by commit() (abort() only rolls back).
+    const updated = client.query<{ resource_version: number }>(WRITE, values).then(
+      (r) => ({ rows: r.rows, error: undefined }),
+      (e: unknown) => ({ rows: [], error: e }),
+    );
+    // The caller builds next, synchronously for tens of ms: one turn of the event loop first lets the
+    // socket take what it did not take at once of the 5 MB, so the database works meanwhile.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    let done = false;
+    return {
+      commit: async () => {
+        done = true;
+        const { rows, error } = await updated;
+        let broken: Error | undefined;
+        try {
+          if (error !== undefined) throw error;
+          const version = writtenVersion(rows, expected);
+          await client.query('COMMIT');
+          return version;
+        } catch (e) {
+          if (isConnectionError(e)) broken = e as Error;
+          await client.query('ROLLBACK').catch(() => {});
+          throw e instanceof EngineError ? e : metadataDatabaseError(e);
+        } finally {
+          client.release(broken);
+        }
+      },
+      abort: async () => {
+        if (done) return;
+        done = true;
+        await updated;
+        const failed = await client.query('ROLLBACK').then(
+          () => undefined,
+          (e: unknown) => e as Error,
+        );
+        client.release(failed);
+      },
+    };
   }
 
   async close(): Promise<void> {

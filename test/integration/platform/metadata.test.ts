@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { Engine } from '../../../core/engine.js';
+import { METADATA_STORE_KEY, type MetadataStore } from '../../../core/metadata/store.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { call, metadata, startTestEngine } from '../../helpers/engine.js';
 
@@ -163,6 +164,23 @@ describe('metadata API (integration)', function () {
     const after = await metadata(engine, exportV2);
     expect(after.body.metadata.sources.map((s: { name: string }) => s.name)).to.deep.equal(['default']);
     expect((await call(engine, '/healthz?strict=true')).status).to.equal(200);
+  });
+
+  it('stores a change only once it is accepted: a refused one leaves the stored document and version as they were', async () => {
+    // The document is sent to the store before the new schema cache is built (the write overlaps
+    // the build) and committed only once the build is accepted.
+    const store = engine.kernel.container.resolve<MetadataStore>(METADATA_STORE_KEY);
+    const before = await store.read();
+    const current = (await metadata(engine, exportV2)).body.metadata;
+    const refused = await metadata(engine, { type: 'replace_metadata', version: 2, args: { metadata: { ...current, sources: [...current.sources, brokenSource] } } });
+    expect(refused.status).to.equal(400);
+    expect(await store.read()).to.deep.equal(before);
+    const accepted = await metadata(engine, { type: 'set_graphql_schema_introspection_options', args: { disabled_for_roles: ['nobody'] } });
+    expect(accepted.status, JSON.stringify(accepted.body)).to.equal(200);
+    const stored = await store.read();
+    expect(stored.resourceVersion).to.equal(before.resourceVersion + 1);
+    expect(stored.metadata).to.deep.equal((await metadata(engine, { type: 'export_metadata', args: {} })).body);
+    await metadata(engine, { type: 'set_graphql_schema_introspection_options', args: { disabled_for_roles: [] } });
   });
 
   it('reload_metadata answers consistent, and checks its arguments', async () => {

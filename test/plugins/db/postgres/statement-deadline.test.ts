@@ -65,6 +65,20 @@ describe('db/postgres statement deadlines', function () {
     expect(all.map((o) => o.code)).to.deep.equal(['time-limit-exceeded', 'time-limit-exceeded', 'time-limit-exceeded']);
   });
 
+  it('cancels only the statements whose deadline passed, whatever order they started and ended in', async () => {
+    const now = Date.now();
+    const runs = [
+      outcome(pool.queryJsonText(undefined, SLEEP, [0.6], now + 20_000)),
+      outcome(pool.queryJsonText(undefined, SLEEP, [10], now + 400)),
+      // Ends first, from the middle of the watched statements.
+      outcome(pool.queryJsonText(undefined, SLEEP, [0.05], now + 20_000)),
+      outcome(pool.queryJsonText(undefined, SLEEP, [10], now + 500)),
+      outcome(pool.queryJsonText(undefined, SLEEP, [0.8], now + 30_000)),
+    ];
+    const codes = (await Promise.all(runs)).map((o) => o.code);
+    expect(codes).to.deep.equal([undefined, 'time-limit-exceeded', undefined, 'time-limit-exceeded', undefined]);
+  });
+
   it('refuses to start a statement whose deadline already passed', async () => {
     expect(await outcome(pool.queryJsonText(undefined, SLEEP, [1], Date.now() - 1))).to.include({ code: 'time-limit-exceeded' });
   });
