@@ -15,6 +15,7 @@ import {
   type EmbeddedLogLevel,
   type EmbeddedPostgres,
 } from '../../plugins/db/postgres/embedded/pglite.js';
+import { rejection } from '../helpers/rejection.js';
 
 interface LogEntry {
   level: EmbeddedLogLevel;
@@ -22,14 +23,6 @@ interface LogEntry {
   detail?: Record<string, unknown>;
 }
 
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected the promise to reject');
-}
 
 function newPool(url: string): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max: EMBEDDED_MAX_CONNECTIONS });
@@ -120,7 +113,7 @@ describe('embedded PostgreSQL (PGlite over a socket)', function () {
   });
 
   it('refuses a second start on a directory in use', async () => {
-    const error = await rejectionOf(startEmbeddedPostgres({ dataDir }));
+    const error = await rejection(startEmbeddedPostgres({ dataDir }));
     expect(error).to.be.instanceOf(BootError);
     expect((error as BootError).code).to.equal('E_DATA_DIR_LOCKED');
     expect((error as BootError).message).to.include(path.resolve(dataDir)).and.include(String(process.pid));
@@ -133,7 +126,7 @@ describe('embedded PostgreSQL (PGlite over a socket)', function () {
     // Our parent process is alive and is not us: it stands in for another engine.
     const foreign = JSON.stringify({ pid: process.ppid, hostname: 'elsewhere', startedAt: new Date().toISOString(), token: 't' });
     await fs.writeFile(lockPath, foreign);
-    const error = await rejectionOf(startEmbeddedPostgres({ dataDir: other }));
+    const error = await rejection(startEmbeddedPostgres({ dataDir: other }));
     expect((error as BootError).code).to.equal('E_DATA_DIR_LOCKED');
     expect((error as BootError).message).to.include(path.resolve(other)).and.include(String(process.ppid));
     expect(await fs.readFile(lockPath, 'utf8')).to.equal(foreign);
@@ -143,7 +136,7 @@ describe('embedded PostgreSQL (PGlite over a socket)', function () {
     const other = path.join(root, 'not-a-database');
     await fs.mkdir(other);
     await fs.writeFile(path.join(other, 'notes.txt'), 'keep me');
-    const error = await rejectionOf(startEmbeddedPostgres({ dataDir: other }));
+    const error = await rejection(startEmbeddedPostgres({ dataDir: other }));
     expect((error as BootError).code).to.equal('E_DATABASE_UNAVAILABLE');
     expect(existsSync(path.join(other, LOCK_FILE_NAME))).to.equal(false);
   });
@@ -152,7 +145,7 @@ describe('embedded PostgreSQL (PGlite over a socket)', function () {
     const other = path.join(root, 'old-major');
     await fs.mkdir(other);
     await fs.writeFile(path.join(other, 'PG_VERSION'), '16\n');
-    const error = await rejectionOf(startEmbeddedPostgres({ dataDir: other }));
+    const error = await rejection(startEmbeddedPostgres({ dataDir: other }));
     expect((error as BootError).code).to.equal('E_DATABASE_UNAVAILABLE');
     expect((error as BootError).message).to.include('PostgreSQL 16');
   });

@@ -9,18 +9,11 @@ import { EngineError } from '../../../../core/errors.js';
 import { emptyMetadata, type MetadataDocument } from '../../../../core/metadata/types.js';
 import { PgMetadataStore } from '../../../../plugins/db/postgres/metadata-store.js';
 import { createTestDatabase, type TestDatabase } from '../../../helpers/database.js';
+import { rejection } from '../../../helpers/rejection.js';
 
 const docNamed = (name: string): MetadataDocument =>
   ({ version: 3, sources: [{ name, kind: 'postgres', tables: [], configuration: {} }] }) as unknown as MetadataDocument;
 
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('db/postgres metadata store: writes sent ahead', function () {
   this.timeout(30_000);

@@ -10,15 +10,8 @@ import { PipelineStepError } from '../../../../plugins/db/postgres/pipeline.js';
 import { PG_PORT, createTestDatabase, dropTestDatabase, resolvedFor, runScript } from './helpers.js';
 import { startStallingProxy } from '../../../helpers/stalling-proxy.js';
 import type { EngineError } from '../../../../core/errors.js';
+import { rejection } from '../../../helpers/rejection.js';
 
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('db/postgres: a transaction in one round trip', function () {
   this.timeout(30_000);

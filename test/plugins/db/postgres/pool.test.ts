@@ -5,6 +5,7 @@ import { EngineError } from '../../../../core/errors.js';
 import { resolvePgSourceConfiguration } from '../../../../plugins/db/postgres/connection-info.js';
 import { APPLICATION_NAME, PgSourcePool } from '../../../../plugins/db/postgres/pool.js';
 import { PG_HOST, PG_USER, createTestDatabase, dropTestDatabase, resolvedFor, runScript } from './helpers.js';
+import { rejection } from '../../../helpers/rejection.js';
 
 /** A TCP server on a free port; `onSocket` decides how it misbehaves. */
 async function fakeServer(onSocket: (s: net.Socket) => void): Promise<{ port: number; close: () => Promise<void> }> {
@@ -34,14 +35,6 @@ async function closedPort(): Promise<number> {
   return f.port;
 }
 
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('db/postgres pool', function () {
   this.timeout(30_000);
