@@ -285,7 +285,7 @@ export class MetadataService {
    * Sends `document` to the store before the engine decides to keep it (`MetadataStore.beginWrite`):
    * the UPDATE runs while the schema cache is built and is committed once the change is accepted,
    * else rolled back, so nobody reads a document the engine did not keep. At 1,000 tables the
-   * write is 30-80 ms in the database, which then overlaps the build instead of following it. Sent
+   * write is about 30 ms in the database, which then overlaps the build instead of following it. Sent
    * when the request's last operation has its draft built (its consistency check) or, when none
    * did, before the final build; a later build of another draft replaces it.
    */

@@ -28,14 +28,11 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { ADMIN_HEADERS, configureEngine, postJson, startEngineProcess, type EngineProcess } from './engine-process.js';
 import { QUERIES } from './queries.js';
-import { processCpuMicros, run } from './proc.js';
+import { LIMITS, RATE_ONLY, WITH_RATE, WITH_ROLE_RATE } from './limits.js';
+import { processCpuMicros, redisServerPid } from './proc.js';
 import { benchArgs, isMain, median, repoRootOf, withBenchDatabase, writeBenchReport, type RoundRobinOptions } from './round-robin.js';
 import { runWrk, type WrkResult, type WrkTarget } from './wrk.js';
 
-const STATIC = { depth_limit: { global: 10 }, node_limit: { global: 100 }, batch_limit: { global: 10 }, time_limit: { global: 30 } };
-// Limits high enough never to refuse: what is measured is the cost of checking them.
-const PER_USER = { max_reqs_per_min: 100_000_000, unique_params: ['x-svc-user-id'] };
-const PER_ROLE = { max_reqs_per_min: 100_000_000 };
 
 type Store = 'redis' | 'metadata';
 
@@ -49,21 +46,21 @@ export interface PairedScenario {
 }
 
 export const PAIRED_SCENARIOS: readonly PairedScenario[] = [
-  { id: 'static', name: 'depth+node+batch+time', store: 'metadata', limits: STATIC },
-  { id: 'time', name: 'time limit only', store: 'metadata', limits: { time_limit: STATIC.time_limit }, part: true },
+  { id: 'static', name: 'depth+node+batch+time', store: 'metadata', limits: LIMITS },
+  { id: 'time', name: 'time limit only', store: 'metadata', limits: { time_limit: LIMITS.time_limit }, part: true },
   {
     id: 'depth-node-batch',
     name: 'depth+node+batch',
     store: 'metadata',
-    limits: { depth_limit: STATIC.depth_limit, node_limit: STATIC.node_limit, batch_limit: STATIC.batch_limit },
+    limits: { depth_limit: LIMITS.depth_limit, node_limit: LIMITS.node_limit, batch_limit: LIMITS.batch_limit },
     part: true,
   },
-  { id: 'role-md', name: '+ rate per role (metadata database)', store: 'metadata', limits: { ...STATIC, rate_limit: { global: PER_ROLE } } },
-  { id: 'user-md', name: '+ rate per user (metadata database)', store: 'metadata', limits: { ...STATIC, rate_limit: { global: PER_USER } } },
-  { id: 'user-only-md', name: 'rate per user only (metadata database)', store: 'metadata', limits: { rate_limit: { global: PER_USER } } },
-  { id: 'role-redis', name: '+ rate per role (Redis)', store: 'redis', limits: { ...STATIC, rate_limit: { global: PER_ROLE } } },
-  { id: 'user-redis', name: '+ rate per user (Redis)', store: 'redis', limits: { ...STATIC, rate_limit: { global: PER_USER } } },
-  { id: 'user-only-redis', name: 'rate per user only (Redis)', store: 'redis', limits: { rate_limit: { global: PER_USER } } },
+  { id: 'role-md', name: '+ rate per role (metadata database)', store: 'metadata', limits: WITH_ROLE_RATE },
+  { id: 'user-md', name: '+ rate per user (metadata database)', store: 'metadata', limits: WITH_RATE },
+  { id: 'user-only-md', name: 'rate per user only (metadata database)', store: 'metadata', limits: RATE_ONLY },
+  { id: 'role-redis', name: '+ rate per role (Redis)', store: 'redis', limits: WITH_ROLE_RATE },
+  { id: 'user-redis', name: '+ rate per user (Redis)', store: 'redis', limits: WITH_RATE },
+  { id: 'user-only-redis', name: 'rate per user only (Redis)', store: 'redis', limits: RATE_ONLY },
 ];
 
 export interface PairedOptions extends RoundRobinOptions {
@@ -107,12 +104,6 @@ function cpuSince(before: Map<number, number>, after: Map<number, number>): numb
   let us = 0;
   for (const [pid, cpu] of after) us += cpu - (before.get(pid) ?? 0);
   return us;
-}
-
-async function redisServerPid(): Promise<number | undefined> {
-  const r = await run('pidof', ['redis-server'], { allowFail: true }).catch(() => undefined);
-  const pid = Number(r?.stdout.trim().split(/\s+/)[0]);
-  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
 
 const withDatabase = (url: string, name: string): string => {

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { ADMIN_HEADERS, configureEngine, postJson, startEngineProcess, type EngineProcess } from './engine-process.js';
 import { QUERIES } from './queries.js';
 import type { WrkResult } from './wrk.js';
-import { processCpuMicros, run, treeCpuMicros } from './proc.js';
+import { processCpuMicros, redisServerPid, treeCpuMicros } from './proc.js';
 import { benchArgs, isMain, median, repoRootOf, runRoundRobin, withBenchDatabase, writeBenchReport, type RoundRobinOptions, type RoundRobinScenario } from './round-robin.js';
 
 export interface LimitsBenchOptions extends RoundRobinOptions {
@@ -55,28 +55,23 @@ export interface ScenarioResult {
   relativeCpu: number;
 }
 
-const LIMITS = {
+/** Depth, node, batch and time limits, high enough never to refuse (shared with limits-paired.ts). */
+export const LIMITS = {
   depth_limit: { global: 10 },
   node_limit: { global: 100 },
   batch_limit: { global: 10 },
   time_limit: { global: 30 },
 };
 // Per user (10,000 users, each a key of its own: the hard case for leases, every key cold at first).
-const WITH_RATE = { ...LIMITS, rate_limit: { global: { max_reqs_per_min: 100_000_000, unique_params: ['x-svc-user-id'] } } };
+export const WITH_RATE = { ...LIMITS, rate_limit: { global: { max_reqs_per_min: 100_000_000, unique_params: ['x-svc-user-id'] } } };
 // Per role: one key shared by every request.
-const WITH_ROLE_RATE = { ...LIMITS, rate_limit: { global: { max_reqs_per_min: 100_000_000 } } };
+export const WITH_ROLE_RATE = { ...LIMITS, rate_limit: { global: { max_reqs_per_min: 100_000_000 } } };
 // The per-user rate limit alone: its cost without the static limits' (which also take the executor
 // off its no-limit fast path).
-const RATE_ONLY = { rate_limit: WITH_RATE.rate_limit };
+export const RATE_ONLY = { rate_limit: WITH_RATE.rate_limit };
 
 const NO_LIMITS = 'no limits';
 const NO_LIMITS_REDIS = 'no limits (Redis engine)';
-
-async function redisServerPid(): Promise<number | undefined> {
-  const r = await run('pidof', ['redis-server'], { allowFail: true }).catch(() => undefined);
-  const pid = Number(r?.stdout.trim().split(/\s+/)[0]);
-  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-}
 
 export async function runLimitsBench(opts: LimitsBenchOptions): Promise<ScenarioResult[]> {
   const q7 = QUERIES.find((q) => q.id === 'Q7')!;

@@ -133,4 +133,11 @@ export function treeCpuMicros(rootPid: number): number {
   return (ticks * 1e6) / CLK_TCK;
 }
 
+/** The pid of the local Redis server (its CPU counts as a rate-limit store's), when one runs. */
+export async function redisServerPid(): Promise<number | undefined> {
+  const r = await run('pidof', ['redis-server'], { allowFail: true }).catch(() => undefined);
+  const pid = Number(r?.stdout.trim().split(/\s+/)[0]);
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
