@@ -33,7 +33,6 @@ import { processCpuMicros, redisServerPid } from './proc.js';
 import { benchArgs, isMain, median, repoRootOf, withBenchDatabase, writeBenchReport, type RoundRobinOptions } from './round-robin.js';
 import { runWrk, type WrkResult, type WrkTarget } from './wrk.js';
 
-
 type Store = 'redis' | 'metadata';
 
 export interface PairedScenario {
