@@ -143,7 +143,17 @@ export interface SchemaDraft {
    * no plugin field of their own on row types, may share one. Set before the taps run.
    */
   sharedTypes?: Map<string, GraphQLNamedType>;
+  /**
+   * The table views of a group of roles whose select permissions are alike down to their row
+   * filters and limits (core/schema-cache/role-shape.ts), by source: the first draft of the group
+   * to build a source's views leaves them here, the others take them. Used only by drafts with no
+   * plugin adapting the views or adding fields to them (schema/extra-fields.ts).
+   */
+  sharedViews?: SharedViews;
 }
+
+/** Table views by source name, then by table key (SchemaDraft.sharedViews). */
+export type SharedViews = Map<string, Map<string, TableView>>;
 
 export interface SchemaBuildContext {
   role: string;

@@ -472,6 +472,7 @@ export function schemaCacheBuilderDeps(deps: Pick<MetadataServiceDeps, 'containe
     roleSchema: async (cache, role, share = {}) => {
       const empty = emptySchemaDraft();
       if (share.types) empty.sharedTypes = share.types;
+      if (share.views) empty.sharedViews = share.views;
       const draft = await hooks.onSchemaBuild.promise(empty, { role, cache, config });
       const leader = share.schema ? await share.schema.catch(() => null) : null;
       return (leader && shareRoleSchema(draft, role, leader)) ?? assembleRoleSchema(draft, role);

@@ -11,7 +11,7 @@ import type { DatabaseKind, RelationshipCheck } from '../db/contract.js';
 import { scalarTypesOf } from '../db/scalar-types.js';
 import type { InconsistentObject, MetadataDocument, SourceMetadata } from '../metadata/types.js';
 import { ADMIN_ROLE } from '../auth/session.js';
-import type { RoleSchema } from '../graphql/schema-draft.js';
+import type { RoleSchema, SharedViews } from '../graphql/schema-draft.js';
 import { resolveSource } from './resolve/index.js';
 import { roleShape } from './role-shape.js';
 import type { ResolvedSource } from './model.js';
@@ -47,7 +47,9 @@ export interface BuilderDeps {
    * service wires it, so the cache does not reach up into schema generation). `share.schema`: the
    * schema of a role of the same shape (role-shape.ts), whose GraphQLSchema the new role takes
    * with its own planners (or builds its own if that one failed or turns out to differ).
-   * `share.types`: the read types of the roles whose select side is alike (SchemaDraft.sharedTypes).
+   * `share.types`: the read types of the roles whose select side is alike (SchemaDraft.sharedTypes);
+   * `share.views`: the table views of the roles whose select side is alike down to row filters and
+   * limits (SchemaDraft.sharedViews).
    */
   roleSchema(cache: SchemaCache, role: string, share?: RoleSchemaSharing): Promise<RoleSchema>;
   /** The checks of plugins owning metadata beyond sources (the `onSchemaCacheBuild` hook). */
@@ -57,6 +59,7 @@ export interface BuilderDeps {
 export interface RoleSchemaSharing {
   schema?: Promise<RoleSchema>;
   types?: Map<string, GraphQLNamedType>;
+  views?: SharedViews;
 }
 
 let nextVersion = 1;
@@ -101,20 +104,28 @@ export async function buildSchemaCache(
 
   const schemas = new Map<string, Promise<RoleSchema>>();
   // The first role of each shape builds the GraphQLSchema; later roles of that shape share it.
-  // Roles whose select side is alike share their read types.
+  // Roles whose select side is alike share their read types, and their views when it is alike
+  // down to the row filters.
   const byShape = new Map<string, Promise<RoleSchema>>();
   const typeGroups = new Map<string, Map<string, GraphQLNamedType>>();
+  const viewGroups = new Map<string, SharedViews>();
   const buildRoleSchema = (role: string): Promise<RoleSchema> => {
     const shape = roles.has(role) ? roleShape(cache)(role) : null;
     if (shape === null) return deps.roleSchema(cache, role);
-    let types: Map<string, GraphQLNamedType> | undefined;
+    const sharing: RoleSchemaSharing = {};
     if (shape.types !== null) {
-      types = typeGroups.get(shape.types);
+      let types = typeGroups.get(shape.types);
       if (!types) typeGroups.set(shape.types, (types = new Map()));
+      sharing.types = types;
+    }
+    if (shape.views !== null) {
+      let views = viewGroups.get(shape.views);
+      if (!views) viewGroups.set(shape.views, (views = new Map()));
+      sharing.views = views;
     }
     const leader = byShape.get(shape.schema);
-    if (leader) return deps.roleSchema(cache, role, { schema: leader, ...(types ? { types } : {}) });
-    const own = deps.roleSchema(cache, role, types ? { types } : {});
+    if (leader) return deps.roleSchema(cache, role, { schema: leader, ...sharing });
+    const own = deps.roleSchema(cache, role, sharing);
     byShape.set(shape.schema, own);
     own.catch(() => {
       if (byShape.get(shape.schema) === own) byShape.delete(shape.schema);

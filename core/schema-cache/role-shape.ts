@@ -15,7 +15,9 @@
  *
  * Row filters, checks, limits and preset values are left out: they only change plans. A second,
  * coarser key covers the select side only: roles equal there share their read types even when
- * their schemas differ (core/graphql/schema/registry.ts).
+ * their schemas differ (core/graphql/schema/registry.ts). A third is the select side with the
+ * row filters and limits: roles equal there see every table exactly alike, and share their table
+ * views and read planners (core/graphql/schema/extra-fields.ts).
  *
  * Roles that never share (no key): admin, roles named by no table permission of the metadata (a
  * plugin's roles: action-only, remote-schema-only), and inherited roles (their permissions are
@@ -40,6 +42,12 @@ export interface RoleShape {
    * a row type then carries fields each role schema builds for itself.
    */
   types: string | null;
+  /**
+   * Equal for roles whose select permissions are alike down to their row filters and limits: the
+   * table views (and the read root fields' planners over them) are then alike, and shared. Null
+   * when `types` is.
+   */
+  views: string | null;
 }
 
 /**
@@ -84,7 +92,7 @@ function commonParts(cache: Pick<SchemaCache, 'metadata'>): CommonParts {
 
 function shapeOf(cache: Pick<SchemaCache, 'sources'>, role: string, common: CommonParts): RoleShape {
   // Concatenation is cheap in V8 (ropes); the texts are hashed once at the end.
-  const shape: Shape = { schema: '', read: '' };
+  const shape: Shape = { schema: '', read: '', views: '' };
   let sourceIndex = 0;
   for (const source of cache.sources.values()) {
     const s = `${sourceIndex++}`;
@@ -98,12 +106,14 @@ function shapeOf(cache: Pick<SchemaCache, 'sources'>, role: string, common: Comm
   }
   shape.schema += common.mentions.get(role) ?? '';
   const digest = (text: string): string => createHash('sha256').update(text).digest('base64');
-  return { schema: digest(shape.schema), types: common.readShared ? digest(shape.read) : null };
+  if (!common.readShared) return { schema: digest(shape.schema), types: null, views: null };
+  return { schema: digest(shape.schema), types: digest(shape.read), views: digest(shape.views) };
 }
 
 interface Shape {
   schema: string;
   read: string;
+  views: string;
 }
 
 function hasRemoteRelationships(metadata: MetadataDocument): boolean {
@@ -148,6 +158,7 @@ function tableShape(table: ResolvedTable, at: string, role: string, shape: Shape
       `${listPart(p.query_root_fields)}${listPart(p.subscription_root_fields)}${cells ? listPart([...cells.keys()]) : 'null'}\n`;
     shape.schema += part;
     shape.read += part;
+    shape.views += `${part}${canonical(p.filter)}${p.limit ?? 'null'}\n`;
   }
   const insert = perms.insert.get(role);
   if (insert) shape.schema += `${at}i${listPart(insert.columns)}${setKeys(insert.set)}${insert.backend_only === true ? 1 : 0}\n`;

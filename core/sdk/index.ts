@@ -230,7 +230,7 @@ export type {
 export { registryFor, TypeRegistry } from '../graphql/schema/registry.js';
 export { objectType, selectArgs } from '../graphql/schema/objects.js';
 export { buildTableViews } from '../graphql/schema/views.js';
-export { Naming } from '../graphql/schema/naming.js';
+export { Naming, namingOf } from '../graphql/schema/naming.js';
 
 // ---- Planning helpers (query IR from GraphQL-like input) ------------------------------------
 export { and, andMaybe, not, or } from '../graphql/plan/bool.js';

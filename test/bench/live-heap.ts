@@ -3,7 +3,7 @@
  * collection through the inspector protocol, then `process.memoryUsage()`. RSS alone overstates
  * what the engine keeps (V8 returns freed pages lazily); this says what a snapshot really holds.
  */
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 
 export interface LiveHeap {
@@ -23,14 +23,23 @@ export async function inspectorUrl(logFile: string, timeoutMs = 10_000): Promise
   }
 }
 
-export async function liveHeap(wsUrl: string): Promise<LiveHeap> {
+type Call = (method: string, params?: Record<string, unknown>) => Promise<{ result?: { result?: { value?: unknown } } }>;
+
+/** A session on the inspector at `wsUrl`: `use` gets the protocol's calls; `onEvent` its events. */
+async function withInspector<T>(wsUrl: string, use: (call: Call) => Promise<T>, onEvent?: (method: string, params: Record<string, unknown>) => void): Promise<T> {
   const ws = new WebSocket(wsUrl);
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
     ws.once('error', reject);
   });
+  if (onEvent) {
+    ws.on('message', (data: WebSocket.RawData) => {
+      const msg = JSON.parse(data.toString()) as { method?: string; params?: Record<string, unknown> };
+      if (msg.method) onEvent(msg.method, msg.params ?? {});
+    });
+  }
   let id = 0;
-  const call = (method: string, params: Record<string, unknown> = {}): Promise<{ result?: { result?: { value?: unknown } } }> =>
+  const call: Call = (method, params = {}) =>
     new Promise((resolve, reject) => {
       const mine = ++id;
       const onMessage = (data: WebSocket.RawData) => {
@@ -44,12 +53,35 @@ export async function liveHeap(wsUrl: string): Promise<LiveHeap> {
       ws.send(JSON.stringify({ id: mine, method, params }));
     });
   try {
+    return await use(call);
+  } finally {
+    ws.close();
+  }
+}
+
+export async function liveHeap(wsUrl: string): Promise<LiveHeap> {
+  return withInspector(wsUrl, async (call) => {
     await call('HeapProfiler.enable');
     await call('HeapProfiler.collectGarbage');
     const res = await call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true });
     const usage = JSON.parse(String(res.result?.result?.value)) as { heapUsed: number; rss: number };
     return { heapUsedMb: usage.heapUsed / 2 ** 20, rssMb: usage.rss / 2 ** 20 };
-  } finally {
-    ws.close();
-  }
+  });
+}
+
+/** A heap snapshot of the process at `wsUrl` (after a full GC), written to `file`. */
+export async function writeHeapSnapshotOf(wsUrl: string, file: string): Promise<void> {
+  const out = createWriteStream(file);
+  await withInspector(
+    wsUrl,
+    async (call) => {
+      await call('HeapProfiler.enable');
+      await call('HeapProfiler.collectGarbage');
+      await call('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+    },
+    (method, params) => {
+      if (method === 'HeapProfiler.addHeapSnapshotChunk') out.write(String(params.chunk));
+    },
+  );
+  await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
 }

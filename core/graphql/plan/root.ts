@@ -76,8 +76,15 @@ const PLANNERS: Readonly<Record<RootFieldKind, (view: TableView, field: FieldNod
   select_aggregate: planAggregate,
 };
 
+/** Planners by view: roles sharing their views (SchemaDraft.sharedViews) share these too. */
+const planners = new WeakMap<TableView, Partial<Record<RootFieldKind, DbRootFieldPlanner>>>();
+
 /** The planner of one root field of a table. */
 export function rootFieldPlanner(view: TableView, kind: RootFieldKind): DbRootFieldPlanner {
+  let byKind = planners.get(view);
+  if (!byKind) planners.set(view, (byKind = {}));
+  const known = byKind[kind];
+  if (known) return known;
   const plan = PLANNERS[kind];
-  return { kind: 'db', source: view.source, buildIR: (field, _parentType, ctx) => plan(view, field, ctx) };
+  return (byKind[kind] = { kind: 'db', source: view.source, buildIR: (field, _parentType, ctx) => plan(view, field, ctx) });
 }

@@ -13,7 +13,9 @@ import {
   isInputObjectType,
   isInterfaceType,
   isObjectType,
+  type GraphQLFieldConfig,
   type GraphQLFieldConfigMap,
+  type GraphQLNamedType,
 } from 'graphql';
 import type { RoleSchema, RootFieldEntry, SchemaDraft } from '../schema-draft.js';
 
@@ -27,14 +29,44 @@ export function rootFieldMap(entries: ReadonlyMap<string, RootFieldEntry>): Grap
   return out;
 }
 
-function rootType(name: string, description: string, entries: ReadonlyMap<string, RootFieldEntry>): GraphQLObjectType {
-  return new GraphQLObjectType({ name, description, fields: () => rootFieldMap(entries) });
+/** A root type built over configs of a read-type group (TypeRegistry.rootConfig), with those configs by field name. */
+interface BuiltRoot {
+  name: string;
+  configs: ReadonlyMap<string, GraphQLFieldConfig<unknown, unknown>>;
+  type: GraphQLObjectType;
+}
+
+/** By the shared read types of a group of roles (SchemaDraft.sharedTypes). */
+const builtRoots = new WeakMap<Map<string, GraphQLNamedType>, BuiltRoot[]>();
+
+/**
+ * The root type over `entries`. Roles sharing their read types get the same config objects for
+ * their read root fields, and most of a role's own schema (beside its write types) was its
+ * query and subscription roots: thousands of fields and arguments graphql-js makes per type. So a
+ * root whose fields are exactly the configs of one already built for the group is that type.
+ */
+function rootType(name: string, description: string, entries: ReadonlyMap<string, RootFieldEntry>, shared?: Map<string, GraphQLNamedType>): GraphQLObjectType {
+  const built = shared ? builtRoots.get(shared) : undefined;
+  for (const b of built ?? []) if (b.name === name && sameConfigs(b.configs, entries)) return b.type;
+  const type = new GraphQLObjectType({ name, description, fields: () => rootFieldMap(entries) });
+  if (shared) {
+    const configs = new Map([...entries].map(([field, entry]) => [field, entry.config] as const));
+    if (built) built.push({ name, configs, type });
+    else builtRoots.set(shared, [{ name, configs, type }]);
+  }
+  return type;
+}
+
+function sameConfigs(configs: ReadonlyMap<string, GraphQLFieldConfig<unknown, unknown>>, entries: ReadonlyMap<string, RootFieldEntry>): boolean {
+  if (configs.size !== entries.size) return false;
+  for (const [field, entry] of entries) if (configs.get(field) !== entry.config) return false;
+  return true;
 }
 
 export function assembleRoleSchema(draft: SchemaDraft, role: string): RoleSchema {
   const query =
     draft.query.size > 0
-      ? rootType('query_root', 'query root', draft.query)
+      ? rootType('query_root', 'query root', draft.query, draft.sharedTypes)
       : new GraphQLObjectType({
           name: 'query_root',
           description: 'query root',
@@ -43,7 +75,7 @@ export function assembleRoleSchema(draft: SchemaDraft, role: string): RoleSchema
   const schema = new GraphQLSchema({
     query,
     mutation: draft.mutation.size > 0 ? rootType('mutation_root', 'mutation root', draft.mutation) : null,
-    subscription: draft.subscription.size > 0 ? rootType('subscription_root', 'subscription root', draft.subscription) : null,
+    subscription: draft.subscription.size > 0 ? rootType('subscription_root', 'subscription root', draft.subscription, draft.sharedTypes) : null,
     types: draft.types,
   });
   // Build every thunk now, so a broken type fails the schema build rather than a request.
@@ -73,22 +105,37 @@ export function shareRoleSchema(draft: SchemaDraft, role: string, built: RoleSch
   return { role, schema: built.schema, roots: { query, mutation, subscription } };
 }
 
-/** The draft's planners under the built schema's field configs; null when the field names differ. */
-function adoptRoot(mine: ReadonlyMap<string, RootFieldEntry>, theirs: ReadonlyMap<string, RootFieldEntry>): Map<string, RootFieldEntry> | null {
+/**
+ * The draft's planners under the built schema's field configs; null when the field names differ.
+ * Where the planner is the built one's (roles sharing their views share their planners) the
+ * built entry is taken as it is, and when every entry is, the built map itself.
+ */
+function adoptRoot(mine: ReadonlyMap<string, RootFieldEntry>, theirs: ReadonlyMap<string, RootFieldEntry>): ReadonlyMap<string, RootFieldEntry> | null {
   if (mine.size !== theirs.size) return null;
   const out = new Map<string, RootFieldEntry>();
+  let same = true;
   for (const [name, entry] of mine) {
     const other = theirs.get(name);
     if (!other || other.planner.kind !== entry.planner.kind) return null;
     if (entry.planner.kind === 'namespace' && other.planner.kind === 'namespace') {
       const fields = adoptRoot(entry.planner.fields, other.planner.fields);
       if (!fields) return null;
-      out.set(name, { config: other.config, planner: { kind: 'namespace', fields } });
+      if (fields === other.planner.fields) {
+        out.set(name, other);
+        continue;
+      }
+      same = false;
+      out.set(name, { config: other.config, planner: { kind: 'namespace', fields: new Map(fields) } });
       continue;
     }
+    if (other.planner === entry.planner) {
+      out.set(name, other);
+      continue;
+    }
+    same = false;
     out.set(name, { config: other.config, planner: entry.planner });
   }
-  return out;
+  return same ? theirs : out;
 }
 
 /** Null prototype: graphql-js keeps such an `extensions` object as it is instead of copying it. */

@@ -24,7 +24,7 @@
 import { GraphQLObjectType, type GraphQLFieldConfig } from 'graphql';
 import type { ResolvedSource } from '../../schema-cache/model.js';
 import type { NamespacePlanner, RootFieldEntry, SchemaBuildContext, SchemaDraft } from '../schema-draft.js';
-import { Naming } from './naming.js';
+import { namingOf } from './naming.js';
 import { registryFor } from './registry.js';
 import { tableRootFields, type ReadRoot } from './root-fields.js';
 import { roleViews } from './extra-fields.js';
@@ -34,7 +34,7 @@ import { functionViews } from './function-views.js';
 import { functionRootFields } from './function-fields.js';
 
 export { assembleRoleSchema, shareRoleSchema, NO_QUERIES_FIELD } from './assemble.js';
-export { Naming, namingConventionOf, tableTypeNames, type NamingConvention, type TableTypeNames } from './naming.js';
+export { Naming, namingConventionOf, namingOf, tableTypeNames, type NamingConvention, type TableTypeNames } from './naming.js';
 export { buildTableViews } from './views.js';
 
 export interface AddSourceOptions {
@@ -45,7 +45,7 @@ export interface AddSourceOptions {
 export function addSourceToDraft(draft: SchemaDraft, source: ResolvedSource, ctx: SchemaBuildContext, options: AddSourceOptions = {}): SchemaDraft {
   const reg = registryFor(draft);
   reg.aggregatePredicates = !ctx.config.experimentalFeatures.includes('hide_aggregation_predicates');
-  const naming = new Naming(source.customization);
+  const naming = namingOf(source.customization);
   const views = roleViews(draft, source, ctx);
   const functions = functionRootFields(reg, functionViews(source, ctx.role, views, ctx.config.inferFunctionPermissions));
   // Mutation fields first: a role may write a table it cannot read.

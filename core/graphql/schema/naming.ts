@@ -34,6 +34,17 @@ export const toCamel = (name: string): string => {
   return lead + parts.map((p, i) => (i === 0 ? p : capitalize(p))).join('');
 };
 
+/** One Naming per customization object (a snapshot's source keeps its object), so memos can key on it. */
+const namings = new WeakMap<SourceCustomization, Naming>();
+let plainNaming: Naming | undefined;
+
+export function namingOf(customization: SourceCustomization | undefined): Naming {
+  if (customization === undefined) return (plainNaming ??= new Naming(undefined));
+  let naming = namings.get(customization);
+  if (!naming) namings.set(customization, (naming = new Naming(customization)));
+  return naming;
+}
+
 export class Naming {
   readonly convention: NamingConvention;
   private readonly typePrefix: string;

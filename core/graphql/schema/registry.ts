@@ -5,7 +5,7 @@
  * Types are made lazily (fields are thunks), so only the types reachable from a root field are
  * ever built, and GraphQLSchema only emits the reachable ones.
  */
-import type { GraphQLFieldConfigMap, GraphQLInputFieldConfigMap, GraphQLNamedType } from 'graphql';
+import type { GraphQLFieldConfig, GraphQLFieldConfigMap, GraphQLInputFieldConfigMap, GraphQLNamedType } from 'graphql';
 import type { SchemaDraft } from '../schema-draft.js';
 
 export class TypeRegistry {
@@ -31,7 +31,30 @@ export class TypeRegistry {
   local<T extends GraphQLNamedType>(name: string, make: () => T): T {
     return made(this.own, name, make);
   }
+
+  /**
+   * The config of a read root field (`key`: its source, table and name), made once per group of
+   * roles sharing their read types: the configs are then the same objects in each of their drafts,
+   * and assembly takes a root type already built over exactly these (assemble.ts) instead of
+   * building every root field and argument again. A read root field's config is made of read
+   * types and of what the read key covers (visible columns, aggregations, root field lists).
+   */
+  rootConfig(key: string, make: () => GraphQLFieldConfig<unknown, unknown>): GraphQLFieldConfig<unknown, unknown> {
+    if (this.shared === this.own) return make();
+    let configs = sharedConfigs.get(this.shared);
+    if (!configs) sharedConfigs.set(this.shared, (configs = new Map()));
+    let config = configs.get(key);
+    if (!config) configs.set(key, (config = make()));
+    return config;
+  }
+
+  /** The shared read types this registry draws from; undefined when its types are its own. */
+  get sharedTypes(): Map<string, GraphQLNamedType> | undefined {
+    return this.shared === this.own ? undefined : this.shared;
+  }
 }
+
+const sharedConfigs = new WeakMap<Map<string, GraphQLNamedType>, Map<string, GraphQLFieldConfig<unknown, unknown>>>();
 
 function made<T extends GraphQLNamedType>(types: Map<string, GraphQLNamedType>, name: string, make: () => T): T {
   const existing = types.get(name);

@@ -39,36 +39,39 @@ function readRootFields(reg: TypeRegistry, view: TableView, stream: boolean): Ar
   kinds.set(names.select_by_pk, 'select_by_pk');
   kinds.set(names.select_aggregate, 'select_aggregate');
 
+  const key = (name: string): string => `${view.source}\u0000${view.table.key}\u0000${name}`;
   out.set(names.select, {
-    config: {
+    config: reg.rootConfig(key(names.select), () => ({
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(row))),
       args: selectArgs(reg, view),
       description: `fetch data from the table: ${table}`,
-    },
+    })),
     planner: rootFieldPlanner(view, 'select'),
   });
 
   const pk = view.table.primaryKey ?? [];
   const pkColumns = pk.map((name) => view.columns.find((c) => c.column.name === name));
   if (pk.length > 0 && pkColumns.every((c) => c !== undefined)) {
-    const args: GraphQLFieldConfigArgumentMap = {};
-    for (const c of pkColumns) {
-      if (!c) continue;
-      args[c.field] = { type: new GraphQLNonNull(columnValueType(reg, c)), description: columnDescription(c) };
-    }
     out.set(names.select_by_pk, {
-      config: { type: row, args, description: `fetch data from the table: ${table} using primary key columns` },
+      config: reg.rootConfig(key(names.select_by_pk), () => {
+        const args: GraphQLFieldConfigArgumentMap = {};
+        for (const c of pkColumns) {
+          if (!c) continue;
+          args[c.field] = { type: new GraphQLNonNull(columnValueType(reg, c)), description: columnDescription(c) };
+        }
+        return { type: row, args, description: `fetch data from the table: ${table} using primary key columns` };
+      }),
       planner: rootFieldPlanner(view, 'select_by_pk'),
     });
   }
 
   if (view.access.allowAggregations) {
     out.set(names.select_aggregate, {
-      config: {
+      config: reg.rootConfig(key(names.select_aggregate), () => ({
         type: new GraphQLNonNull(aggregateType(reg, view)),
         args: selectArgs(reg, view),
         description: `fetch aggregated fields from the table: ${table}`,
-      },
+      })),
       planner: rootFieldPlanner(view, 'select_aggregate'),
     });
   }

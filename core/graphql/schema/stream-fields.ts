@@ -15,7 +15,7 @@ import {
   type GraphQLFieldConfigArgumentMap,
   type GraphQLInputFieldConfigMap,
 } from 'graphql';
-import type { RootFieldEntry } from '../schema-draft.js';
+import type { DbRootFieldPlanner, RootFieldEntry } from '../schema-draft.js';
 import type { TableView } from '../plan/view.js';
 import { planStream } from '../plan/stream.js';
 import { boolExpType, quoted } from './inputs.js';
@@ -81,29 +81,45 @@ function cursorInput(reg: TypeRegistry, view: TableView): GraphQLInputObjectType
 /** `<t>_stream`, or null when the role sees no column to stream on. */
 export function streamRootField(reg: TypeRegistry, view: TableView): [string, RootFieldEntry] | null {
   if (view.columns.length === 0) return null;
-  const n = view.naming;
-  const args: GraphQLFieldConfigArgumentMap = {
-    [n.field('batch_size')]: { type: new GraphQLNonNull(GraphQLInt), description: 'maximum number of rows returned in a single batch' },
-    [n.field('cursor')]: {
-      type: new GraphQLNonNull(new GraphQLList(cursorInput(reg, view))),
-      description: 'cursor to stream the results returned by the query',
-    },
-    [n.field('where')]: { type: boolExpType(reg, view), description: 'filter the rows returned' },
-  };
-  const entry: RootFieldEntry = {
-    config: {
+  const name = view.table.rootFields.select_stream;
+  const config = reg.rootConfig(`${view.source}\u0000${view.table.key}\u0000${name}`, () => {
+    const n = view.naming;
+    const args: GraphQLFieldConfigArgumentMap = {
+      [n.field('batch_size')]: { type: new GraphQLNonNull(GraphQLInt), description: 'maximum number of rows returned in a single batch' },
+      [n.field('cursor')]: {
+        type: new GraphQLNonNull(new GraphQLList(cursorInput(reg, view))),
+        description: 'cursor to stream the results returned by the query',
+      },
+      [n.field('where')]: { type: boolExpType(reg, view), description: 'filter the rows returned' },
+    };
+    return {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(objectType(reg, view)))),
       args,
       description: `fetch data from the table in a streaming manner: ${quoted(view)}`,
-    },
-    planner: {
+    };
+  });
+  const entry: RootFieldEntry = {
+    config,
+    planner: streamPlanner(view),
+  };
+  return [name, entry];
+}
+
+/** By view: roles sharing their views (SchemaDraft.sharedViews) share the planner too. */
+const streamPlanners = new WeakMap<TableView, DbRootFieldPlanner>();
+
+function streamPlanner(view: TableView): DbRootFieldPlanner {
+  let planner = streamPlanners.get(view);
+  if (!planner) {
+    planner = {
       kind: 'db',
       source: view.source,
       buildIR: () => {
         throw new EngineError('unexpected', 'a stream field is planned with buildStreamIR');
       },
       buildStreamIR: (field, _parentType, ctx) => planStream(view, field, ctx),
-    },
-  };
-  return [view.table.rootFields.select_stream, entry];
+    };
+    streamPlanners.set(view, planner);
+  }
+  return planner;
 }

@@ -24,7 +24,7 @@ import {
   argumentsOf,
   buildCall,
   functionViews,
-  Naming,
+  namingOf,
   withArgs,
   type NamespacePlanner,
   type FunctionView,
@@ -152,7 +152,7 @@ function buildRelaySchema(cache: SchemaCache, role: string, config: ServerConfig
     }
     // A source's root-field namespace holds its connections, as its mutations (the core's); `node` stays at the root.
     const namespace = source.customization.root_fields?.namespace;
-    const naming = new Naming(source.customization);
+    const naming = namingOf(source.customization);
     placeIn(query, sourceQuery, namespace, () => naming.type(`${namespace}_query`));
     placeIn(subscription, sourceSubscription, namespace, () => naming.type(`${namespace}_subscription`));
   }

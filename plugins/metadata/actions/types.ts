@@ -26,7 +26,7 @@ import {
 } from 'graphql';
 import {
   buildTableViews,
-  Naming,
+  namingOf,
   objectType,
   scalarType,
   selectArgs,
@@ -61,7 +61,7 @@ export class CustomTypeBuilder {
     let views = this.views.get(rel.source);
     if (!views) {
       const source = this.cache.sources.get(rel.source);
-      views = source ? buildTableViews(source, this.role, new Naming(source.customization)) : new Map();
+      views = source ? buildTableViews(source, this.role, namingOf(source.customization)) : new Map();
       this.views.set(rel.source, views);
     }
     return views.get(tableKey(rel.table.table)) ?? null;

@@ -7,7 +7,8 @@
  *
  * `ra` and `rb` have the same shape with different filters (`ra`: author 1's rows, `rb`: author
  * 2's, and at most 2 comments); `rc` is `ra` with one more article column; `rd` is `ra` inserting one
- * more column (same read types, its own schema).
+ * more column (same read types, its own schema). `ra` and `rd` select alike down to their filters:
+ * they also share their table views, read planners and read root types.
  */
 import { expect } from 'chai';
 import type { Client } from 'graphql-ws';
@@ -116,6 +117,27 @@ describe('shared role schemas: one schema per shape, filters per role (integrati
     const insert = 'mutation { insert_article_one(object: {title: "with body", author_id: 1, body: "b"}) { id } }';
     expect((await queryAs(f, as('ra'), insert)).errors?.[0]?.extensions.code).to.equal('validation-failed');
     expect(await data('rd', '{ article(order_by: {id: asc}) { id } }')).to.deep.equal({ article: [{ id: 1 }, { id: 2 }] });
+  });
+
+  it('shares the views, read planners and read root types of roles selecting alike down to their filters', async () => {
+    const ref = f.engine.kernel.container.resolve<SchemaCacheRef>('schemaCacheRef');
+    const [ra, rb, rc, rd] = await Promise.all(['ra', 'rb', 'rc', 'rd'].map((role) => ref.current.schemaFor(role)));
+    const planner = (s: typeof ra, root: 'query' | 'subscription', field: string) => s!.roots[root].get(field)!.planner;
+    for (const field of ['article', 'article_by_pk', 'article_aggregate', 'comment']) {
+      expect(planner(rd, 'query', field), field).to.equal(planner(ra, 'query', field));
+      expect(planner(rb, 'query', field), field).to.not.equal(planner(ra, 'query', field));
+    }
+    expect(planner(rd, 'subscription', 'article_stream')).to.equal(planner(ra, 'subscription', 'article_stream'));
+    expect(planner(rd, 'mutation', 'insert_article')).to.not.equal(planner(ra, 'mutation', 'insert_article'));
+    // rd's schema is its own (its insert type differs) over ra's query and subscription roots.
+    expect(rd!.schema).to.not.equal(ra!.schema);
+    expect(rd!.schema.getQueryType()).to.equal(ra!.schema.getQueryType());
+    expect(rd!.schema.getSubscriptionType()).to.equal(ra!.schema.getSubscriptionType());
+    expect(rd!.schema.getMutationType()).to.not.equal(ra!.schema.getMutationType());
+    expect(rc!.schema.getQueryType()).to.not.equal(ra!.schema.getQueryType());
+    // Each still reads through its own filters and writes through its own columns.
+    expect(await data('rd', '{ article(order_by: {id: asc}) { id } }')).to.deep.equal(await data('ra', '{ article(order_by: {id: asc}) { id } }'));
+    expect(await data('rb', '{ article(order_by: {id: asc}) { id } }')).to.not.deep.equal(await data('ra', '{ article(order_by: {id: asc}) { id } }'));
   });
 
   it('applies each role its own row filter and limit at the root', async () => {

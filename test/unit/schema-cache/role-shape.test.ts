@@ -128,6 +128,32 @@ describe('role shape keys', () => {
     expect(roleShapes(remote).get('a')!.types).to.equal(null);
   });
 
+  it('share the views key between roles whose select permissions are alike down to filters and limits, whatever their writes', () => {
+    const tables: Perms[] = [
+      {
+        select: {
+          a: select({ id: { _eq: 'X-Svc-User-Id' }, name: { _like: 'x%' } }, { limit: 5 }),
+          // The same filter with its keys in another order: the same rows.
+          b: select({ name: { _like: 'x%' }, id: { _eq: 'X-Svc-User-Id' } }, { limit: 5 }),
+          c: select({ id: { _eq: 'X-Svc-User-Id' }, name: { _like: 'x%' } }, { limit: 6 }),
+          d: select({ id: { _eq: 'X-Svc-User-Id' } }, { limit: 5 }),
+        },
+        insert: { a: { columns: ['name'], check: {} } },
+      },
+    ];
+    const shapes = roleShapes(snapshot(tables));
+    const views = (role: string) => shapes.get(role)!.views;
+    expect(views('a')).to.be.a('string');
+    expect(shapes.get('a')!.schema).to.not.equal(shapes.get('b')!.schema);
+    expect(views('b')).to.equal(views('a'));
+    expect(views('c'), 'another limit').to.not.equal(views('a'));
+    expect(views('d'), 'another filter').to.not.equal(views('a'));
+    for (const role of ['b', 'c', 'd']) expect(shapes.get(role)!.types).to.equal(shapes.get('a')!.types);
+    const remote = snapshot(tables);
+    (remote.metadata.sources[0]!.tables[0] as TableMetadata).remote_relationships = [{ name: 'r', definition: {} }];
+    expect(roleShapes(remote).get('a')!.views).to.equal(null);
+  });
+
   it('are not given to admin, inherited roles, or roles without a table permission', () => {
     const keys = schemaKeys(
       snapshot([{ select: { admin: select({}), a: select({}), both: select({}) } }], {
