@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { getIntrospectionQuery } from 'graphql';
 import { createTestDatabase } from '../helpers/database.js';
 import { ADMIN_HEADERS, postJson, startEngineProcess } from './engine-process.js';
 import { inspectorUrl, liveHeap, writeHeapSnapshotOf } from './live-heap.js';
@@ -25,6 +26,8 @@ const { values } = parseArgs({
     roles: { type: 'string', default: '4' },
     top: { type: 'string', default: '40' },
     'no-snapshot': { type: 'boolean', default: false },
+    /** Each role also asks the standard introspection query (consoles do; the answers are kept). */
+    introspect: { type: 'boolean', default: false },
     /** Also snapshot once role N is warm and print what the later roles added, kind by kind. */
     'diff-after': { type: 'string' },
   },
@@ -134,8 +137,10 @@ try {
   console.log(`metadata replaced, no role warm: live heap ${before.toFixed(1)} MB`);
   for (let r = 1; r <= roles; r++) {
     const headers = { ...ADMIN_HEADERS, 'x-svc-role': roleName(r), 'x-svc-user-id': '1' };
-    const res = await postJson(engine.url + '/v1/graphql', { query: roleQuery(r, tables) }, headers);
-    if (res.status !== 200 || res.body.errors) throw new Error(JSON.stringify(res.body).slice(0, 400));
+    for (const query of values.introspect ? [roleQuery(r, tables), getIntrospectionQuery()] : [roleQuery(r, tables)]) {
+      const res = await postJson(engine.url + '/v1/graphql', { query }, headers);
+      if (res.status !== 200 || res.body.errors) throw new Error(JSON.stringify(res.body).slice(0, 400));
+    }
     const now = (await liveHeap(inspector)).heapUsedMb;
     console.log(`${roleName(r)} warm: +${(now - before).toFixed(1)} MB`);
     before = now;
@@ -146,7 +151,10 @@ try {
     }
   }
   const warm = await liveHeap(inspector);
-  console.log(`${tables} tables, ${roles} roles warm: live heap ${warm.heapUsedMb.toFixed(1)} MB, rss ${warm.rssMb.toFixed(1)} MB`);
+  console.log(
+    `${tables} tables, ${roles} roles warm: live heap ${warm.heapUsedMb.toFixed(1)} MB of ${warm.heapTotalMb.toFixed(1)} MB committed, ` +
+      `external ${warm.externalMb.toFixed(1)} MB, rss ${warm.rssMb.toFixed(1)} MB`,
+  );
   if (!values['no-snapshot']) {
     const file = join(workDir, 'engine.heapsnapshot');
     await writeHeapSnapshotOf(inspector, file);

@@ -9,6 +9,9 @@ import WebSocket from 'ws';
 export interface LiveHeap {
   heapUsedMb: number;
   rssMb: number;
+  /** V8's heap as committed (used and free pages), and memory outside it (Buffers, native). */
+  heapTotalMb: number;
+  externalMb: number;
 }
 
 /** The inspector's websocket URL, from the line Node prints to the process's log. */
@@ -64,8 +67,9 @@ export async function liveHeap(wsUrl: string): Promise<LiveHeap> {
     await call('HeapProfiler.enable');
     await call('HeapProfiler.collectGarbage');
     const res = await call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true });
-    const usage = JSON.parse(String(res.result?.result?.value)) as { heapUsed: number; rss: number };
-    return { heapUsedMb: usage.heapUsed / 2 ** 20, rssMb: usage.rss / 2 ** 20 };
+    const usage = JSON.parse(String(res.result?.result?.value)) as { heapUsed: number; rss: number; heapTotal: number; external: number };
+    const mb = (bytes: number) => bytes / 2 ** 20;
+    return { heapUsedMb: mb(usage.heapUsed), rssMb: mb(usage.rss), heapTotalMb: mb(usage.heapTotal), externalMb: mb(usage.external) };
   });
 }
 

@@ -76,6 +76,9 @@ export interface ScalePass {
    * is the peak the builds and introspection answers left, which V8 keeps until a major GC runs.
    */
   rssRolesWarmAfterGcMb: number;
+  /** Then, V8's heap as committed (live and free pages) and the memory outside it (Buffers): where that RSS is. */
+  heapCommittedRolesWarmMb: number;
+  externalRolesWarmMb: number;
   roleTimings: RoleTiming[];
   incremental: IncrementalTiming[];
   catalogPlan: CatalogPlan | null;
@@ -206,6 +209,8 @@ export async function runScalePass(o: ScalePassOptions): Promise<ScalePass> {
       heapAfterReplaceMb,
       heapRolesWarmMb,
       rssRolesWarmAfterGcMb,
+      heapCommittedRolesWarmMb: warm.heapTotalMb,
+      externalRolesWarmMb: warm.externalMb,
       roleTimings,
       incremental,
       catalogPlan,

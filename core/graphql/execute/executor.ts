@@ -348,7 +348,7 @@ export class GraphQLExecutor {
     const schema = prepared.roleSchema.schema;
     const key = introspectionKey(compiled.introspection, request.variables);
     const kept = introspectionAnswers.get(schema, key);
-    if (kept !== undefined) return kept;
+    if (kept !== undefined) return await kept;
     const result = await execute({
       schema,
       document: compiled.introspection,
@@ -358,7 +358,7 @@ export class GraphQLExecutor {
     if (result.errors?.length) throw new EngineError('validation-failed', result.errors[0]!.message, { path: '$' });
     const texts: Record<string, string> = {};
     for (const [field, value] of Object.entries(result.data ?? {})) texts[field] = JSON.stringify(value ?? null);
-    introspectionAnswers.set(schema, key, texts);
+    void introspectionAnswers.set(schema, key, texts);
     return texts;
   }
 

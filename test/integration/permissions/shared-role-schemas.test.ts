@@ -122,7 +122,7 @@ describe('shared role schemas: one schema per shape, filters per role (integrati
   it('shares the views, read planners and read root types of roles selecting alike down to their filters', async () => {
     const ref = f.engine.kernel.container.resolve<SchemaCacheRef>('schemaCacheRef');
     const [ra, rb, rc, rd] = await Promise.all(['ra', 'rb', 'rc', 'rd'].map((role) => ref.current.schemaFor(role)));
-    const planner = (s: typeof ra, root: 'query' | 'subscription', field: string) => s!.roots[root].get(field)!.planner;
+    const planner = (s: typeof ra, root: 'query' | 'mutation' | 'subscription', field: string) => s!.roots[root].get(field)!.planner;
     for (const field of ['article', 'article_by_pk', 'article_aggregate', 'comment']) {
       expect(planner(rd, 'query', field), field).to.equal(planner(ra, 'query', field));
       expect(planner(rb, 'query', field), field).to.not.equal(planner(ra, 'query', field));

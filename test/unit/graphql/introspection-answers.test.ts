@@ -1,7 +1,7 @@
 /**
  * The introspection answers kept per schema (core/graphql/execute/introspection-answers.ts): kept
  * per schema and key, bounded by total size with the least recently used going first, an answer
- * larger than half the budget never kept, and what they are kept under (the document, plus the
+ * larger than half the budget never kept, large answers kept deflated, and what they are kept under (the document, plus the
  * variables only when the document reads any).
  */
 import { expect } from 'chai';
@@ -43,7 +43,26 @@ describe('introspection answers kept per schema', () => {
     answers.set(schemaA, 'k', { __schema: text(99) });
     answers.set(schemaA, 'k', { __schema: text(199) });
     expect(answers.keptSize).to.equal(200);
-    expect(answers.get(schemaA, 'k')!.__schema).to.have.length(199);
+    expect((answers.get(schemaA, 'k') as Record<string, string>).__schema).to.have.length(199);
+  });
+
+  it('keeps a large answer deflated, counts its deflated size, and answers it inflated', async () => {
+    const answers = new IntrospectionAnswers(10_000, 100);
+    const large = { __schema: JSON.stringify({ types: Array.from({ length: 2000 }, (_, i) => ({ name: `t${i % 7}`, kind: 'OBJECT' })) }) };
+    expect(large.__schema.length).to.be.above(50_000);
+    await answers.set(schemaA, 'big', large);
+    expect(answers.keptSize).to.be.above(0).and.below(5_000);
+    const kept = answers.get(schemaA, 'big');
+    expect(kept).to.be.an.instanceOf(Promise);
+    expect(await kept).to.deep.equal(large);
+    // Small answers stay text, answered at once, beside it.
+    await answers.set(schemaA, 'small', { __schema: text(50) });
+    expect(answers.get(schemaA, 'small')).to.deep.equal({ __schema: text(50) });
+    // Still bounded: an answer that does not compress below half the budget is not kept.
+    let seed = 1;
+    const noise = { __schema: Array.from({ length: 12_000 }, () => ((seed = (seed * 48271) % 2147483647) % 16).toString(16)).join('') };
+    await answers.set(schemaB, 'noise', noise);
+    expect(answers.get(schemaB, 'noise')).to.equal(undefined);
   });
 
   it('keys on the document, and on the variables only when the document reads any', () => {
