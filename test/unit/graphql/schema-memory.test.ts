@@ -22,7 +22,7 @@ function allExtensions(schema: GraphQLSchema): object[] {
  * graphql-js gives each schema element a dictionary-mode `extensions` object of its own; at 1,000
  * tables they were half of a role schema's heap. Assembly makes the empty ones one shared object.
  */
-describe('graphql schema memory: empty extensions are one shared object', () => {
+describe('graphql schema memory: empty extensions and argument lists are one shared object', () => {
   const { schema } = roleSchema([makeSource('default', [authorSpec()])]);
 
   it('shares one frozen, empty, null-prototype object between every element', () => {
@@ -34,6 +34,16 @@ describe('graphql schema memory: empty extensions are one shared object', () => 
     expect(Object.isFrozen(shared)).to.equal(true);
     expect(Object.getPrototypeOf(shared)).to.equal(null);
     expect(Object.keys(shared)).to.deep.equal([]);
+  });
+
+  it('gives every field without arguments one frozen empty arguments array', () => {
+    const empty = new Set<readonly unknown[]>();
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (!isObjectType(type)) continue;
+      for (const f of Object.values(type.getFields())) if (f.args.length === 0) empty.add(f.args);
+    }
+    expect(empty.size).to.equal(1);
+    expect(Object.isFrozen([...empty][0])).to.equal(true);
   });
 
   it('keeps the schema valid and introspectable', () => {
