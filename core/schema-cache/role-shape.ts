@@ -29,6 +29,7 @@ import type { MetadataDocument } from '../metadata/types.js';
 import type { SchemaCache } from './cache.js';
 import { perSnapshot } from './memo.js';
 import type { ResolvedTable } from './model.js';
+import { canonicalJson } from '../json-type.js';
 
 const PERMISSION_KEYS = ['select_permissions', 'insert_permissions', 'update_permissions', 'delete_permissions'] as const;
 
@@ -158,7 +159,7 @@ function tableShape(table: ResolvedTable, at: string, role: string, shape: Shape
       `${listPart(p.query_root_fields)}${listPart(p.subscription_root_fields)}${cells ? listPart([...cells.keys()]) : 'null'}\n`;
     shape.schema += part;
     shape.read += part;
-    shape.views += `${part}${canonical(p.filter)}${p.limit ?? 'null'}\n`;
+    shape.views += `${part}${canonicalJson(p.filter)}${p.limit ?? 'null'}\n`;
   }
   const insert = perms.insert.get(role);
   if (insert) shape.schema += `${at}i${listPart(insert.columns)}${setKeys(insert.set)}${insert.backend_only === true ? 1 : 0}\n`;
@@ -185,7 +186,7 @@ function mentions(metadata: MetadataDocument, eligible: ReadonlySet<string>): Ar
         }
         // An entry naming the role (a permission): where it sits in the list does not matter.
         const named = namedRole(item, eligible);
-        if (named) out.push([named.role, `${path}[]=${canonical(named.rest)}`]);
+        if (named) out.push([named.role, `${path}[]=${canonicalJson(named.rest)}`]);
         else walk(item, `${path}[${i}]`);
       }
       return;
@@ -193,11 +194,11 @@ function mentions(metadata: MetadataDocument, eligible: ReadonlySet<string>): Ar
     if (value === null || typeof value !== 'object') return;
     const named = namedRole(value, eligible);
     if (named) {
-      out.push([named.role, `${path}=${canonical(named.rest)}`]);
+      out.push([named.role, `${path}=${canonicalJson(named.rest)}`]);
       return;
     }
     for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
-      if (eligible.has(key)) out.push([key, `${path}.{}=${canonical(child)}`]);
+      if (eligible.has(key)) out.push([key, `${path}.{}=${canonicalJson(child)}`]);
       walk(child, `${path}.${key}`);
     }
   };
@@ -243,12 +244,3 @@ function namedRole(value: unknown, eligible: ReadonlySet<string>): { role: strin
   return null;
 }
 
-/** JSON text with object keys sorted, so equal values compare equal whatever their key order. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}

@@ -12,6 +12,7 @@ import { tableTypeNames, type Naming } from './naming.js';
 import { ADMIN_ROLE } from '../../auth/session.js';
 import { computedFieldViews } from './function-views.js';
 import type { ComputedFieldView } from '../plan/view.js';
+import { canonicalJson } from '../../json-type.js';
 
 const GRAPHQL_NAME_RE = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
@@ -267,17 +268,7 @@ function filterImpliedByParent(parent: TableView, rel: ResolvedRelationship, tar
   if (!back || back.target !== parent.table.key) return false;
   const pairs = (m: ReadonlyArray<readonly [string, string]>): string => JSON.stringify(m.map(([a, b]) => `${a}\u0000${b}`).sort());
   if (pairs(back.mapping) !== pairs(rel.mapping.map(([a, b]) => [b, a] as const))) return false;
-  return canonical((filter as Record<string, unknown>)[keys[0]!]) === canonical(parent.access.filter);
-}
-
-/** JSON text with object keys sorted, so equal filters compare equal whatever their key order. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
+  return canonicalJson((filter as Record<string, unknown>)[keys[0]!]) === canonicalJson(parent.access.filter);
 }
 
 /** Inherited roles: a scalar computed field some parent hides reads null where the column would. */
