@@ -8,4 +8,6 @@ if (!existsSync(entry)) {
   process.stderr.write('svc-graphql-engine: dist/ is not built; run `npm run build` (or `npm start`, which builds first)\n');
   process.exit(1);
 }
+
+await import('./graphql-production.js');
 await import(entry.href);
