@@ -1,5 +1,5 @@
 /**
- * What `npm pack` ships: the compiled engine, its launcher, the default plugin config, the built
+ * What `npm pack` ships: the compiled engine, its launcher (and the graphql loader it runs first), the default plugin config, the built
  * console, the licence and the README; no sources, tests or source maps. Runs against a built dist/ (built here when a
  * source changed).
  */
@@ -24,9 +24,9 @@ describe('npm package contents', function () {
   it('holds only what runs', () => {
     // The console's built assets ship too (prepack runs `npm run build`); this test builds only the
     // engine, so they are allowed here but not required.
-    const allowed = /^(package\.json|LICENSE|README\.md|bin\/svc-graphql-engine\.js|config\/plugins\.json|dist\/.+\.(js|d\.ts)|plugins\/api\/console\/dist\/.+)$/;
+    const allowed = /^(package\.json|LICENSE|README\.md|bin\/(svc-graphql-engine|graphql-production)\.js|config\/plugins\.json|dist\/.+\.(js|d\.ts)|plugins\/api\/console\/dist\/.+)$/;
     expect(files.filter((f) => !allowed.test(f))).to.deep.equal([]);
-    for (const must of ['bin/svc-graphql-engine.js', 'dist/core/main.js', 'dist/core/index.js', 'dist/core/sdk/index.d.ts', 'dist/plugins/db/postgres/index.js', 'dist/config/options.js', 'config/plugins.json', 'LICENSE']) {
+    for (const must of ['bin/svc-graphql-engine.js', 'bin/graphql-production.js', 'dist/core/main.js', 'dist/core/index.js', 'dist/core/sdk/index.d.ts', 'dist/plugins/db/postgres/index.js', 'dist/config/options.js', 'config/plugins.json', 'LICENSE']) {
       expect(files, must).to.include(must);
     }
     expect(files.some((f) => f.startsWith('dist/test/') || f.startsWith('test/'))).to.equal(false);
