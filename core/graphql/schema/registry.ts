@@ -33,24 +33,20 @@ export class TypeRegistry {
   }
 
   /**
-   * The config of a read root field (`key`: its source, table and name), made once per group of
+   * The config of the read root field `name` of a source's table, made once per group of
    * roles sharing their read types: the configs are then the same objects in each of their drafts,
    * and assembly takes a root type already built over exactly these (assemble.ts) instead of
    * building every root field and argument again. A read root field's config is made of read
    * types and of what the read key covers (visible columns, aggregations, root field lists).
    */
-  rootConfig(key: string, make: () => GraphQLFieldConfig<unknown, unknown>): GraphQLFieldConfig<unknown, unknown> {
+  rootConfig(source: string, table: string, name: string, make: () => GraphQLFieldConfig<unknown, unknown>): GraphQLFieldConfig<unknown, unknown> {
     if (this.shared === this.own) return make();
+    const key = `${source}\u0000${table}\u0000${name}`;
     let configs = sharedConfigs.get(this.shared);
     if (!configs) sharedConfigs.set(this.shared, (configs = new Map()));
     let config = configs.get(key);
     if (!config) configs.set(key, (config = make()));
     return config;
-  }
-
-  /** The shared read types this registry draws from; undefined when its types are its own. */
-  get sharedTypes(): Map<string, GraphQLNamedType> | undefined {
-    return this.shared === this.own ? undefined : this.shared;
   }
 }
 

@@ -39,9 +39,8 @@ function readRootFields(reg: TypeRegistry, view: TableView, stream: boolean): Ar
   kinds.set(names.select_by_pk, 'select_by_pk');
   kinds.set(names.select_aggregate, 'select_aggregate');
 
-  const key = (name: string): string => `${view.source}\u0000${view.table.key}\u0000${name}`;
   out.set(names.select, {
-    config: reg.rootConfig(key(names.select), () => ({
+    config: reg.rootConfig(view.source, view.table.key, names.select, () => ({
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(row))),
       args: selectArgs(reg, view),
       description: `fetch data from the table: ${table}`,
@@ -53,7 +52,7 @@ function readRootFields(reg: TypeRegistry, view: TableView, stream: boolean): Ar
   const pkColumns = pk.map((name) => view.columns.find((c) => c.column.name === name));
   if (pk.length > 0 && pkColumns.every((c) => c !== undefined)) {
     out.set(names.select_by_pk, {
-      config: reg.rootConfig(key(names.select_by_pk), () => {
+      config: reg.rootConfig(view.source, view.table.key, names.select_by_pk, () => {
         const args: GraphQLFieldConfigArgumentMap = {};
         for (const c of pkColumns) {
           if (!c) continue;
@@ -67,7 +66,7 @@ function readRootFields(reg: TypeRegistry, view: TableView, stream: boolean): Ar
 
   if (view.access.allowAggregations) {
     out.set(names.select_aggregate, {
-      config: reg.rootConfig(key(names.select_aggregate), () => ({
+      config: reg.rootConfig(view.source, view.table.key, names.select_aggregate, () => ({
         type: new GraphQLNonNull(aggregateType(reg, view)),
         args: selectArgs(reg, view),
         description: `fetch aggregated fields from the table: ${table}`,

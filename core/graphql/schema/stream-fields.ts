@@ -82,7 +82,7 @@ function cursorInput(reg: TypeRegistry, view: TableView): GraphQLInputObjectType
 export function streamRootField(reg: TypeRegistry, view: TableView): [string, RootFieldEntry] | null {
   if (view.columns.length === 0) return null;
   const name = view.table.rootFields.select_stream;
-  const config = reg.rootConfig(`${view.source}\u0000${view.table.key}\u0000${name}`, () => {
+  const config = reg.rootConfig(view.source, view.table.key, name, () => {
     const n = view.naming;
     const args: GraphQLFieldConfigArgumentMap = {
       [n.field('batch_size')]: { type: new GraphQLNonNull(GraphQLInt), description: 'maximum number of rows returned in a single batch' },

@@ -58,18 +58,30 @@ function withCellFilters(
 }
 
 /**
- * A column's view is the same for every role that sees the column (Naming: one per customization,
- * namingOf), so it is made once per column: at 1,000 tables and 20 roles these were a tenth of
- * the heap. Not for columns of an enum table's type: their values are the enum table's rows.
+ * What is the same for every role, made once per Naming (one per customization object, namingOf):
+ * a column's view (at 1,000 tables and 20 roles these were a tenth of the heap), the column lists
+ * roles see by their column names, and a table's type names and reference.
  */
-const columnViews = new WeakMap<Naming, WeakMap<ResolvedColumn, ColumnView | null>>();
+interface RoleFreeParts {
+  columns: WeakMap<ResolvedColumn, ColumnView | null>;
+  lists: WeakMap<ResolvedTable, Map<string, VisibleColumns>>;
+  tables: WeakMap<ResolvedTable, Pick<TableView, 'names' | 'ref'>>;
+}
 
+const roleFree = new WeakMap<Naming, RoleFreeParts>();
+
+function roleFreeParts(naming: Naming): RoleFreeParts {
+  let parts = roleFree.get(naming);
+  if (!parts) roleFree.set(naming, (parts = { columns: new WeakMap(), lists: new WeakMap(), tables: new WeakMap() }));
+  return parts;
+}
+
+/** Not kept for columns of an enum table's type: their values are the enum table's rows. */
 export function columnView(source: ResolvedSource, table: ResolvedTable, column: ResolvedColumn, naming: Naming): ColumnView | null {
   if (column.enumTable) return makeColumnView(source, table, column, naming);
-  let byColumn = columnViews.get(naming);
-  if (!byColumn) columnViews.set(naming, (byColumn = new WeakMap()));
-  let view = byColumn.get(column);
-  if (view === undefined) byColumn.set(column, (view = makeColumnView(source, table, column, naming)));
+  const kept = roleFreeParts(naming).columns;
+  let view = kept.get(column);
+  if (view === undefined) kept.set(column, (view = makeColumnView(source, table, column, naming)));
   return view;
 }
 
@@ -112,25 +124,21 @@ interface VisibleColumns {
 
 const byField = (columns: readonly ColumnView[]): Map<string, ColumnView> => new Map(columns.map((col) => [col.field, col] as const));
 
-/** Per naming and table, the column lists roles see, by their column names (roles seeing alike share one). */
-const visible = new WeakMap<Naming, WeakMap<ResolvedTable, Map<string, VisibleColumns>>>();
+function viewColumns(source: ResolvedSource, table: ResolvedTable, columns: readonly ResolvedColumn[], naming: Naming): VisibleColumns {
+  const views = columns.map((c) => columnView(source, table, c, naming)).filter((c): c is ColumnView => c !== null);
+  return { columns: views, columnsByField: byField(views) };
+}
 
+/** The columns a role sees, kept per list of column names (roles seeing alike share one). */
 function visibleColumns(source: ResolvedSource, table: ResolvedTable, columns: readonly ResolvedColumn[], naming: Naming): VisibleColumns {
   // An enum table's rows may change under the same table object: such lists are made afresh.
-  if (columns.some((c) => c.enumTable)) {
-    const views = columns.map((c) => columnView(source, table, c, naming)).filter((c): c is ColumnView => c !== null);
-    return { columns: views, columnsByField: byField(views) };
-  }
-  let byTable = visible.get(naming);
-  if (!byTable) visible.set(naming, (byTable = new WeakMap()));
-  let lists = byTable.get(table);
-  if (!lists) byTable.set(table, (lists = new Map()));
+  if (columns.some((c) => c.enumTable)) return viewColumns(source, table, columns, naming);
+  const kept = roleFreeParts(naming).lists;
+  let lists = kept.get(table);
+  if (!lists) kept.set(table, (lists = new Map()));
   const key = columns.length === table.columns.length ? '*' : columns.map((c) => c.name).join('\u0000');
   let seen = lists.get(key);
-  if (!seen) {
-    const views = columns.map((c) => columnView(source, table, c, naming)).filter((c): c is ColumnView => c !== null);
-    lists.set(key, (seen = { columns: views, columnsByField: byField(views) }));
-  }
+  if (!seen) lists.set(key, (seen = viewColumns(source, table, columns, naming)));
   return seen;
 }
 
@@ -189,17 +197,13 @@ type MutableView = TableView & {
 const NO_RELATIONSHIPS: ReadonlyMap<string, RelationshipView> = new Map();
 const NO_COMPUTED_FIELDS: ReadonlyMap<string, ComputedFieldView> = new Map();
 
-/** A table's type names and reference, the same for every role (per Naming, namingOf). */
-const tableParts = new WeakMap<Naming, WeakMap<ResolvedTable, Pick<TableView, 'names' | 'ref'>>>();
-
 function partsOf(table: ResolvedTable, naming: Naming): Pick<TableView, 'names' | 'ref'> {
-  let byTable = tableParts.get(naming);
-  if (!byTable) tableParts.set(naming, (byTable = new WeakMap()));
-  let parts = byTable.get(table);
+  const kept = roleFreeParts(naming).tables;
+  let parts = kept.get(table);
   if (!parts) {
     // The schema cache resolved the row type's name; the other names derive from the identifier alike.
     parts = { names: { ...tableTypeNames(naming, table.identifier), object: table.typeName }, ref: tableRef(table) };
-    byTable.set(table, parts);
+    kept.set(table, parts);
   }
   return parts;
 }

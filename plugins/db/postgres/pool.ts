@@ -116,8 +116,8 @@ const ISOLATION_OF_DEFAULT: Record<string, IsolationLevel> = {
  * Sent on each new source connection unless --pg-jit: the generated statements are short OLTP
  * reads and writes that never gain from LLVM, and a deep boolean tree (26 nested relationships in
  * a `where`, found by the fuzzer) crosses `jit_above_cost` on a table without statistics and then
- * compiles for up to a minute, inside which PostgreSQL checks for neither statement_timeout nor a cancel: one request
- * could hold a database core that long, past --pg-statement-timeout.
+ * compiles for up to a minute, inside which PostgreSQL checks for neither statement_timeout nor a
+ * cancel: one request could hold a database core that long, past --pg-statement-timeout.
  */
 const JIT_OFF = 'SET jit = off';
 
