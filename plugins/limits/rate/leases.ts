@@ -60,9 +60,9 @@ const MAX_BATCH = 500;
 
 /**
  * How long a reservation nobody waits for is held back for others to join its batch. A round trip
- * costs the engine far more than a key's share of it (a PostgreSQL reservation statement: about
- * 0.4 ms of the database, plus 5-10 µs per key; the engine pays a socket write and wake-ups per
- * trip), and a limit per user spreads over many keys at a few reservations a second each. With
+ * costs far more than a key's share of it (a PostgreSQL reservation statement: about 0.4 ms of the
+ * database, plus 5-10 µs per key; the engine, measured by difference, about 1 ms of CPU per trip),
+ * and a limit per user spreads over many keys at a few reservations a second each. With
  * 10,000 users at 1,900 requests a second, 50 ms gathered 11 keys a trip (15 trips a second) and
  * 250 ms 51 (3.4 a second) for the same keys (docs/performance.md, "Where the per-user cost
  * is"). A debt or a prefetch loses nothing by leaving later: the bound counts them either way, and
