@@ -221,8 +221,8 @@ export class PgSourcePool implements PgQueryable {
       if (broken) throw connectionEngineError(err, this.secrets);
       throw err;
     } finally {
-      watch?.clear();
-      releaseClient(client, broken);
+      const cancelled = watch?.clear();
+      releaseClient(client, broken ?? cancelled);
     }
   }
 
@@ -293,9 +293,9 @@ export class PgSourcePool implements PgQueryable {
       if (watch?.fired) throw timeLimitExceeded();
       throw err;
     } finally {
-      watch?.clear();
+      const cancelled = watch?.clear();
       tx.finish();
-      releaseClient(client, broken);
+      releaseClient(client, broken ?? cancelled);
     }
   }
 
@@ -353,8 +353,8 @@ export class PgSourcePool implements PgQueryable {
       }
       throw err;
     } finally {
-      watch?.clear();
-      releaseClient(client, broken);
+      const cancelled = watch?.clear();
+      releaseClient(client, broken ?? cancelled);
     }
   }
 

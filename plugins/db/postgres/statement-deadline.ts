@@ -68,9 +68,16 @@ export class StatementDeadline {
     this.grace = setTimeout(() => destroyConnection(this.client), STALL_GRACE_MS);
   }
 
-  clear(): void {
+  /**
+   * Stops watching. Answers why the connection must not go back to the pool, if it must not: a
+   * cancel request names a backend, not a statement, and arrives over a socket of its own, so one
+   * sent as the statement was ending can land after it, on whatever the connection runs next (an
+   * unrelated request would fail with "canceling statement due to user request").
+   */
+  clear(): Error | undefined {
     watcher.delete(this);
     if (this.grace !== undefined) clearTimeout(this.grace);
+    return this.fired ? new Error('a cancel request was sent to this connection: not reused') : undefined;
   }
 }
 

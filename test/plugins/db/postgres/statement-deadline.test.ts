@@ -79,6 +79,21 @@ describe('db/postgres statement deadlines', function () {
     expect(codes).to.deep.equal([undefined, 'time-limit-exceeded', undefined, 'time-limit-exceeded', undefined]);
   });
 
+  it('does not reuse a connection it sent a cancel request to: a late cancel cannot hit the next statement', async () => {
+    const single = new PgSourcePool(resolvedFor(dbName, { pool_settings: { max_connections: 1 } }));
+    try {
+      const before = await single.queryJsonText(undefined, 'SELECT pg_backend_pid()::text');
+      expect(await outcome(single.queryJsonText(undefined, SLEEP, [10], Date.now() + 200))).to.include({ code: 'time-limit-exceeded' });
+      const after = await single.queryJsonText(undefined, 'SELECT pg_backend_pid()::text');
+      expect(after).to.not.equal(before);
+      // A statement that finished before its deadline keeps its connection.
+      expect(await outcome(single.queryJsonText(undefined, SLEEP, [0.01], Date.now() + 5_000))).to.include({ code: undefined });
+      expect(await single.queryJsonText(undefined, 'SELECT pg_backend_pid()::text')).to.equal(after);
+    } finally {
+      await single.close();
+    }
+  });
+
   it('refuses to start a statement whose deadline already passed', async () => {
     expect(await outcome(pool.queryJsonText(undefined, SLEEP, [1], Date.now() - 1))).to.include({ code: 'time-limit-exceeded' });
   });
