@@ -41,6 +41,7 @@ import { requireSessionVariables } from '../plan/session-variables.js';
 import type { MetricsRegistry } from '../../metrics/registry.js';
 import { tracing } from '../../tracing/tracing.js';
 import { introspectionAnswers, introspectionKey, type IntrospectionAnswers, type IntrospectionTexts } from './introspection-answers.js';
+import { introspectionTexts } from './introspection-text.js';
 
 /** Where a request came from, for API limits and the allow-list (`onRequestLimit`). */
 export interface ExecutionMeta {
@@ -349,6 +350,12 @@ export class GraphQLExecutor {
     const key = introspectionKey(compiled.introspection, request.variables);
     const kept = introspectionAnswers.get(schema, key);
     if (kept !== undefined) return await kept;
+    const written = introspectionTexts(schema, compiled.introspection, request.variables);
+    if (written !== null) {
+      void introspectionAnswers.set(schema, key, written);
+      return written;
+    }
+    // What graphql-js answers with errors (introspection-text.ts): its own execution gives them.
     const result = await execute({
       schema,
       document: compiled.introspection,
