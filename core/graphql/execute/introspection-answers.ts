@@ -1,7 +1,8 @@
 /**
- * Introspection answers kept per schema. graphql-js answers the standard introspection query by
- * walking every type, synchronously: at 1,000 tables that is about 1.6 s of CPU during which the
- * engine answers nothing else, and consoles, IDEs and code generators ask it again and again. The
+ * Introspection answers kept per schema. An answer walks every type, synchronously: at 1,000
+ * tables that was about 1.6 s of CPU in graphql-js (a few hundred ms as introspection-text.ts
+ * writes it) during which the engine answers nothing else, and consoles, IDEs and code generators
+ * ask it again and again. The
  * answer depends only on the schema object and the introspection fields asked (with their
  * variables), so it is kept as the JSON text of each root field; roles that share a schema share
  * their answers, and a schema's answers go when the schema does (a metadata change makes new
