@@ -122,7 +122,23 @@ export interface DatabaseCatalog {
   serverVersionNum?: number;
 }
 
-export const tableKey = (t: { schema: string; name: string }): string => `${t.schema}.${t.name}`;
+const keyPart = (part: string): string => (part.includes('.') || part.includes('\\') ? part.replace(/[.\\]/g, '\\$&') : part);
+
+/**
+ * A table's (or function's, enum type's) key in the engine's maps: `schema.name`, as users read it.
+ * PostgreSQL allows dots in both parts, so `"a.b"."c"` and `"a"."b.c"` would give the same text: a
+ * dot or backslash inside a part is escaped with a backslash, which leaves every ordinary name's
+ * key as it reads.
+ */
+export const tableKey = (t: { schema: string; name: string }): string => `${keyPart(t.schema)}.${keyPart(t.name)}`;
+
+/** The schema and name a `tableKey` was made of. */
+export function tableOfKey(key: string): { schema: string; name: string } {
+  let i = 0;
+  while (i < key.length && key[i] !== '.') i += key[i] === '\\' ? 2 : 1;
+  const unescape = (part: string) => part.replace(/\\(.)/g, '$1');
+  return { schema: unescape(key.slice(0, i)), name: unescape(key.slice(i + 1)) };
+}
 
 /** Index a catalog for lookups by `schema.name`. */
 export function indexCatalog(c: DatabaseCatalog): {

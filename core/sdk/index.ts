@@ -141,7 +141,7 @@ export type {
 export { ScalarTypes, scalarTypesOf } from '../db/scalar-types.js';
 export type { ScalarTypeTable, ScalarInfo, JsonLiteral } from '../db/scalar-types.js';
 export { databaseKinds, findDatabaseKind, requireDatabaseKind } from '../db/registry.js';
-export { tableKey, indexCatalog } from '../db/catalog.js';
+export { tableKey, tableOfKey, indexCatalog } from '../db/catalog.js';
 export type * from '../db/catalog.js';
 export type * from '../db/operators.js';
 export type { RawSqlOptions, RawSqlResult } from '../db/raw-sql.js';

@@ -14,6 +14,7 @@ import { checkColumnComparison, checkComputedComparison, fieldKind, type Operato
 import { checkValue, comparedType, fail, returnedType } from './values.js';
 import { ADMIN_ROLE } from '../../auth/session.js';
 import type { ResolvedTable } from '../model.js';
+import { tableKey, tableOfKey } from '../../db/catalog.js';
 import { qualifiedTableName, type DeletePermission, type InsertPermission, type SelectPermission, type UpdatePermission } from '../../metadata/types.js';
 
 export { PermissionValidationError, isSessionVariable } from './values.js';
@@ -21,8 +22,6 @@ export { PermissionValidationError, isSessionVariable } from './values.js';
 const AND_OR = new Set(['_and', '$and', '_or', '$or']);
 const NOT = new Set(['_not', '$not']);
 const EXISTS = new Set(['_exists', '$exists']);
-
-const tableKey = (t: { schema: string; name: string }): string => `${t.schema}.${t.name}`;
 
 /**
  * A permission boolean expression evaluated against `table`. `root` is the permission's own table
@@ -118,8 +117,7 @@ function checkComputedFields(table: ResolvedTable, names: string[] | undefined, 
     if (kind !== 'computed field') fail('unexpected-payload', `expecting a computed field; but, "${name}" is a ${kind}`, `${path}[${i}]`);
     const returns = table.computedFields?.get(name)?.returns;
     if (returns?.kind === 'table') {
-      const [schema, ...rest] = returns.table.split('.');
-      const target = qualifiedTableName({ schema: schema!, name: rest.join('.') });
+      const target = qualifiedTableName(tableOfKey(returns.table));
       fail(
         'not-supported',
         `select permissions on computed field "${name}" are auto-derived from the permissions on its returning table "${target}" and cannot be specified manually`,

@@ -5,6 +5,8 @@
 import type { SourceConnection } from '../../db/contract.js';
 import type { ScalarTypes } from '../../db/scalar-types.js';
 import type { ResolvedTable } from '../model.js';
+import { tableKey, tableOfKey } from '../../db/catalog.js';
+import { qualifiedTableName } from '../../metadata/types.js';
 import { quote, quoteTable, ResolveError } from './inconsistency.js';
 import { checkEnumShape, enumTableError, loadEnumValues } from './enum-table.js';
 
@@ -36,7 +38,7 @@ export function applyEnumReferences(table: ResolvedTable, enumTables: ReadonlyMa
   const refs = new Map<string, string[]>();
   for (const fk of table.catalog.foreignKeys) {
     if (fk.columns.length !== 1) continue;
-    const target = enumTables.get(`${fk.refTable.schema}.${fk.refTable.name}`);
+    const target = enumTables.get(tableKey(fk.refTable));
     if (!target || target.primaryKey?.[0] !== fk.refColumns[0]) continue;
     refs.set(fk.columns[0]!, [...(refs.get(fk.columns[0]!) ?? []), target.key]);
   }
@@ -57,5 +59,5 @@ export function applyEnumReferences(table: ResolvedTable, enumTables: ReadonlyMa
 
 /** `public.color` → `color`, as the reference prints table names. */
 function qualifiedKey(key: string): string {
-  return key.startsWith('public.') ? key.slice('public.'.length) : key;
+  return qualifiedTableName(tableOfKey(key));
 }

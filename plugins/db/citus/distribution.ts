@@ -14,7 +14,7 @@
  * number is read with a regular expression rather than Citus's `column_to_column_name`, so the
  * same statement runs on a real Citus server and on the emulated catalog of the tests.
  */
-import { EngineError, type TableDistribution } from '../../../core/sdk/index.js';
+import { EngineError, tableKey, type TableDistribution } from '../../../core/sdk/index.js';
 import type { PgQueryable } from '../postgres/pool.js';
 import { quoteIdent } from '../postgres/sql/quote.js';
 
@@ -54,5 +54,5 @@ export async function readDistribution(db: Pick<PgQueryable, 'query'>, catalogSc
     );
   }
   const { rows } = await db.query<PartitionRow>(distributionSql(catalogSchema));
-  return new Map(rows.map((r) => [`${r.schema}.${r.name}`, classify(r)] as const));
+  return new Map(rows.map((r) => [tableKey(r), classify(r)] as const));
 }

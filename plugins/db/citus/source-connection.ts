@@ -15,6 +15,7 @@ import {
   type MutationIR,
   type RootFieldIR,
   type SubscriptionFieldIR,
+  tableKey,
 } from '../../../core/sdk/index.js';
 import type { ResolvedPgConnection } from '../postgres/connection-info.js';
 import { introspectPostgres } from '../postgres/introspect.js';
@@ -43,7 +44,7 @@ export class CitusSourceConnection extends PgSourceConnection {
       .withTransaction('repeatable-read', true, async (tx) => {
         const catalog = await introspectPostgres(tx);
         const distribution = await readDistribution(tx, this.catalogSchema);
-        for (const table of catalog.tables) table.distribution = distribution.get(`${table.schema}.${table.name}`) ?? { kind: 'local' };
+        for (const table of catalog.tables) table.distribution = distribution.get(tableKey(table)) ?? { kind: 'local' };
         return catalog;
       })
       .catch((e: unknown) => {

@@ -15,6 +15,7 @@ import {
   type SourceConnection,
   type SourceHealth,
   type SubscriptionFieldIR,
+  tableKey,
   type TableRef,
 } from '../../../core/sdk/index.js';
 import type { ResolvedMariaConnection } from './config.js';
@@ -143,7 +144,7 @@ export class MariaSourceConnection implements SourceConnection {
   }
 
   private tableKeys(q: Queryable, table: TableRef): Promise<TableKeys> {
-    const k = `${table.schema}.${table.name}`;
+    const k = tableKey(table);
     let found = this.keys.get(k);
     if (!found) {
       found = readTableKeys(q, table);

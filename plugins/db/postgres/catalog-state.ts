@@ -10,6 +10,7 @@
  * (schemas, types, functions, enums, wrappers) is kept in forms that let the refresh either
  * re-read it whole (enums, functions: cheap) or refuse (a changed schema or type).
  */
+import { tableKey } from '../../../core/sdk/index.js';
 import { userSchema } from './introspect-sql.js';
 
 const xminSum = (alias: string): string => `sum(${alias}.xmin::text::bigint)`;
@@ -94,8 +95,6 @@ export interface RelationChanges {
   current: Map<string, number>;
 }
 
-const keyOf = (schema: string, name: string): string => `${schema}.${name}`;
-
 /**
  * The relations that differ between two fingerprints, or null when something changed that is
  * not confined to relations: the server version, a schema, or a type that was there before (a
@@ -110,7 +109,7 @@ export function relationChanges(earlierToken: string, token: string): RelationCh
   const changes: RelationChanges = { changed: [], earlierNames: [], current: new Map() };
   const seen = new Set<number>();
   for (const [oid, schema, name, sig] of now.relations ?? []) {
-    changes.current.set(keyOf(schema, name), oid);
+    changes.current.set(tableKey({ schema, name }), oid);
     seen.add(oid);
     const old = before.get(oid);
     if (old?.sig === sig) continue;

@@ -28,6 +28,7 @@ import {
   parseFailed,
   parseTableName,
   registerMetadataOperations,
+  tableKey,
   removeSchemaDependents,
   requireKey,
   requireSourceOfKind,
@@ -116,7 +117,7 @@ async function dropComputedField(ctx: OperationContext, args: ArgsObject, prefix
   const { sourceName, meta } = target(ctx, args, prefix);
   const source = ctx.draft.sources.find((s) => s.name === sourceName)!;
   if (!(meta.computed_fields ?? []).some((c) => c.name === name)) {
-    const resolved = ctx.cache.sources.get(sourceName)?.tables.get(`${meta.table.schema}.${meta.table.name}`);
+    const resolved = ctx.cache.sources.get(sourceName)?.tables.get(tableKey(meta.table));
     const kind = resolved ? fieldKind(resolved, name) : undefined;
     if (kind && kind !== 'computed field') {
       throw new EngineError('unexpected-payload', `expecting a computed field; but, "${name}" is a ${kind}`, { path: `${ARGS_PATH}.name` });

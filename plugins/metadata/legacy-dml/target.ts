@@ -18,6 +18,7 @@ import {
   quotedTable,
   type ResolvedSource,
   type ResolvedTable,
+  tableKey,
   type Session,
   sourceNameArg,
   type TableRef,
@@ -95,8 +96,6 @@ export async function dmlContext(ctx: OperationContext, args: ArgsObject): Promi
   const role = ctx.session.role;
   return { session: ctx.session, role, admin: role === ADMIN_ROLE, source, stringifyNumericTypes: ctx.config.stringifyNumericTypes };
 }
-
-export const tableKey = (t: QualifiedTable): string => `${t.schema}.${t.name}`;
 
 export function requireTable(dc: DmlContext, name: QualifiedTable, path: string): ResolvedTable {
   const t = dc.source.tables.get(tableKey(name));

@@ -5,7 +5,7 @@
  * inconsistent object; the rest is kept, by table and by remote type, for the schema build.
  */
 import { isObjectType, isInterfaceType } from 'graphql';
-import { qualifiedTableName, type QualifiedTable, type SchemaCache, type SchemaCacheBuildContext } from '../../../core/sdk/index.js';
+import { qualifiedTableName, tableKey, type QualifiedTable, type SchemaCache, type SchemaCacheBuildContext } from '../../../core/sdk/index.js';
 import type { RemoteSchemaMetadata } from '../remote-schemas/definition.js';
 import { remoteSchemasOf, remoteStateOf } from '../remote-schemas/state.js';
 import { parseTarget, type JoinTarget } from './definition.js';
@@ -27,7 +27,7 @@ const EMPTY: RelationshipState = { tables: new Map(), remoteTypes: new Map() };
 const states = new WeakMap<SchemaCache, RelationshipState>();
 export const relationshipStateOf = (cache: SchemaCache): RelationshipState => states.get(cache) ?? EMPTY;
 
-export const tableKeyOf = (source: string, t: QualifiedTable): string => `${source}\u0000${t.schema}.${t.name}`;
+export const tableKeyOf = (source: string, t: QualifiedTable): string => `${source}\u0000${tableKey(t)}`;
 
 export const tableRelationshipName = (source: string, table: QualifiedTable, name: string): string =>
   `remote_relationship ${name} in table ${qualifiedTableName(table)} in source ${source}`;
@@ -43,7 +43,7 @@ function checkTarget(cache: SchemaCache, target: JoinTarget): string | null {
   }
   const source = cache.sources.get(target.source);
   if (!source) return `source with name ${JSON.stringify(target.source)} not found`;
-  const table = source.tables.get(`${target.table.schema}.${target.table.name}`);
+  const table = source.tables.get(tableKey(target.table));
   if (!table) return `table ${JSON.stringify(qualifiedTableName(target.table))} does not exist in source ${JSON.stringify(target.source)}`;
   const missing = target.mapping.find(([, to]) => !table.columnsByName.has(to));
   return missing ? `column ${JSON.stringify(missing[1])} does not exist in table ${JSON.stringify(qualifiedTableName(target.table))}` : null;
@@ -65,7 +65,7 @@ export function resolveRelationships(build: SchemaCacheBuildContext): void {
             definition: { name, source: meta.name, table: t.table, definition: rr['definition'] ?? rr },
             reason: `Inconsistent object: ${reason}`,
           });
-        const table = cache.sources.get(meta.name)?.tables.get(`${t.table.schema}.${t.table.name}`);
+        const table = cache.sources.get(meta.name)?.tables.get(tableKey(t.table));
         if (!table) continue;
         let target: JoinTarget;
         try {

@@ -19,6 +19,7 @@ import {
   fillJoins,
   joinShapeOfQuery,
   parseLossless,
+  tableKey,
   unmarkLossless,
   type BoolExpIR,
   type CollectedField,
@@ -64,7 +65,7 @@ function keyValues(keys: ReadonlyArray<Readonly<Record<string, unknown>>>, colum
 const KEYS_VARIABLE = (i: number): string => `__svc_join_keys_${i}`;
 
 export function sourceFieldConfig(kit: SchemaKit, target: SourceTarget): GraphQLFieldConfig<unknown, unknown> | null {
-  const view = kit.viewsOf(target.source).get(`${target.table.schema}.${target.table.name}`);
+  const view = kit.viewsOf(target.source).get(tableKey(target.table));
   if (!view || !target.mapping.every(([, to]) => view.table.columnsByName.has(to))) return null;
   const type = kit.objectType(view);
   if (target.relationshipType === 'object') return { type };
@@ -72,7 +73,7 @@ export function sourceFieldConfig(kit: SchemaKit, target: SourceTarget): GraphQL
 }
 
 export function targetView(kit: SchemaKit, target: SourceTarget): TableView | undefined {
-  return kit.viewsOf(target.source).get(`${target.table.schema}.${target.table.name}`);
+  return kit.viewsOf(target.source).get(tableKey(target.table));
 }
 
 function pagingValue(v: TypedValueIR | null, variables: Readonly<Record<string, unknown>>): number | null {
