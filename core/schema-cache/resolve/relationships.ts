@@ -6,7 +6,7 @@
  */
 import type { CatalogForeignKey, CatalogTable } from '../../db/catalog.js';
 import type { RelationshipCheck } from '../../db/contract.js';
-import { tableKey } from '../../db/catalog.js';
+import { tableKey, tableOfKey } from '../../db/catalog.js';
 import type { QualifiedTable, RelationshipMetadata } from '../../metadata/types.js';
 import type { ResolvedRelationship } from '../model.js';
 import { inRelationshipContext, quote, quoteTable, ResolveError, type RelationshipKind } from './inconsistency.js';
@@ -75,7 +75,7 @@ function build(env: RelationshipEnv, kind: RelationshipKind, using: ParsedUsing)
 function checkDependencies(env: RelationshipEnv, rel: Omit<ResolvedRelationship, 'name' | 'comment'>, using: ParsedUsing): void {
   const target = env.tracked.get(rel.target);
   const targetName: QualifiedTable =
-    using.form === 'fk-local' ? splitKey(rel.target) : using.table;
+    using.form === 'fk-local' ? tableOfKey(rel.target) : using.table;
   const local = new Set(env.catalog.columns.map((c) => c.name));
   if (using.form === 'manual') {
     for (const [l] of rel.mapping) {
@@ -87,11 +87,6 @@ function checkDependencies(env: RelationshipEnv, rel: Omit<ResolvedRelationship,
   for (const [, r] of rel.mapping) {
     if (!remote.has(r)) throw new ResolveError(`table ${quoteTable(targetName)} has no field named ${quote(r)}`, 'not-exists');
   }
-}
-
-function splitKey(key: string): QualifiedTable {
-  const dot = key.indexOf('.');
-  return { schema: key.slice(0, dot), name: key.slice(dot + 1) };
 }
 
 /** A kind's join rules (`DatabaseKind.checkRelationship`): the refusal's reason, or null. */
