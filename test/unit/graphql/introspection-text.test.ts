@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { buildSchema, execute, getIntrospectionQuery, parse, type GraphQLSchema } from 'graphql';
+import fc from 'fast-check';
+import { buildSchema, execute, getIntrospectionQuery, parse, validate, type GraphQLSchema } from 'graphql';
 import { introspectionTexts } from '../../../core/graphql/execute/introspection-text.js';
 import { blogSource, roleSchema } from './fixtures.js';
 
@@ -70,6 +71,53 @@ const DOCUMENTS: Array<[string, string, Record<string, unknown>?]> = [
   ],
 ];
 
+/** What each introspection type selects: its fields, the type each object field returns, and whether it takes includeDeprecated. */
+const SELECTABLE: Record<string, ReadonlyArray<[field: string, returns?: string, deprecatedArg?: true]>> = {
+  __Schema: [['description'], ['types', '__Type'], ['queryType', '__Type'], ['mutationType', '__Type'], ['subscriptionType', '__Type'], ['directives', '__Directive']],
+  __Type: [
+    ['kind'], ['name'], ['description'], ['specifiedByURL'], ['isOneOf'], ['fields', '__Field', true], ['interfaces', '__Type'],
+    ['possibleTypes', '__Type'], ['enumValues', '__EnumValue', true], ['inputFields', '__InputValue', true], ['ofType', '__Type'],
+  ],
+  __Field: [['name'], ['description'], ['args', '__InputValue', true], ['type', '__Type'], ['isDeprecated'], ['deprecationReason']],
+  __InputValue: [['name'], ['description'], ['type', '__Type'], ['defaultValue'], ['isDeprecated'], ['deprecationReason']],
+  __EnumValue: [['name'], ['description'], ['isDeprecated'], ['deprecationReason']],
+  __Directive: [['name'], ['description'], ['isRepeatable'], ['locations'], ['args', '__InputValue', true]],
+};
+
+/** A random introspection document over `typeNames` (one seed, one document). */
+function randomDocument(seed: number, typeNames: readonly string[]): { text: string; variables: Record<string, unknown> } {
+  let state = seed >>> 0 || 1;
+  const next = () => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+  const directive = () => (next() < 0.85 ? '' : pick([' @skip(if: true)', ' @skip(if: false)', ' @include(if: $on)', ' @skip(if: $on)']));
+  const selection = (type: string, depth: number): string => {
+    const items: string[] = [];
+    const count = 1 + Math.floor(next() * 4);
+    for (let i = 0; i < count; i++) {
+      const roll = next();
+      if (roll < 0.1) items.push(`__typename${directive()}`);
+      else if (roll < 0.2 && depth < 5) items.push(`...${next() < 0.5 ? ` on ${type}` : ''}${directive()} { ${selection(type, depth + 1)} }`);
+      else {
+        const candidates = depth >= 4 ? SELECTABLE[type]!.filter(([, returns]) => !returns) : SELECTABLE[type]!;
+        const [field, returns, deprecatedArg] = pick(candidates);
+        // Aliases that repeat a field name make graphql-js merge the selections; two fields under one alias are refused by validation (and skipped).
+        const alias = next() < 0.2 ? `${pick(['x', 'y', field])}: ` : '';
+        const args = deprecatedArg && next() < 0.5 ? `(includeDeprecated: ${pick(['true', 'false', '$all'])})` : '';
+        items.push(`${alias}${field}${args}${directive()}${returns ? ` { ${selection(returns, depth + 1)} }` : ''}`);
+      }
+    }
+    return items.join(' ');
+  };
+  const roots: string[] = [];
+  for (let i = 0, n = 1 + Math.floor(next() * 2); i < n; i++) {
+    roots.push(next() < 0.5 ? `s${i}: __schema { ${selection('__Schema', 0)} }` : `t${i}: __type(name: ${JSON.stringify(pick([...typeNames, 'Missing']))}) { ${selection('__Type', 0)} }`);
+  }
+  const body = roots.join(' ');
+  // Only variables the document uses are declared (an unused one fails validation).
+  const defs = [body.includes('$on') ? '$on: Boolean!' : '', body.includes('$all') ? '$all: Boolean' : ''].filter(Boolean);
+  return { text: `query Q${defs.length > 0 ? `(${defs.join(', ')})` : ''} { ${body} }`, variables: { on: next() < 0.5, all: next() < 0.5 } };
+}
+
 function expectSameAnswer(schema: GraphQLSchema, text: string, variables?: Record<string, unknown>): void {
   const document = parse(text);
   const expected = execute({ schema, document, variableValues: variables }) as { data?: Record<string, unknown>; errors?: unknown };
@@ -90,6 +138,26 @@ describe('introspection written as text (introspection-text.ts)', () => {
       it(`answers ${name} as graphql-js does, on ${schemaName}`, () => expectSameAnswer(schema, text, variables));
     }
   }
+
+  it('answers random introspection documents as graphql-js does (INTROSPECTION_FUZZ_RUNS, default 300)', () => {
+    const runs = Number(process.env['INTROSPECTION_FUZZ_RUNS'] ?? 300);
+    let compared = 0;
+    for (const schema of [FEATURES, engine]) {
+      const names = Object.keys(schema.getTypeMap());
+      fc.assert(
+        fc.property(fc.integer(), (seed) => {
+          const { text, variables } = randomDocument(seed, names);
+          const document = parse(text);
+          if (validate(schema, document).length > 0) return;
+          compared++;
+          expectSameAnswer(schema, text, variables);
+        }),
+        { numRuns: runs },
+      );
+    }
+    // Most generated documents are valid: the comparison is not vacuous.
+    expect(compared).to.be.greaterThan(runs);
+  });
 
   it('gives null where graphql-js answers with errors: a variable that does not coerce', () => {
     const document = parse('query Q($n: String!) { __type(name: $n) { name } }');
