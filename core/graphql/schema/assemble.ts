@@ -8,7 +8,6 @@ import {
   GraphQLObjectType,
   GraphQLSchema,
   GraphQLString,
-  assertValidSchema,
   isEnumType,
   isInputObjectType,
   isInterfaceType,
@@ -19,6 +18,7 @@ import {
   type GraphQLNamedType,
 } from 'graphql';
 import type { RoleSchema, RootFieldEntry, SchemaDraft } from '../schema-draft.js';
+import { assertValidRoleSchema } from './validate-once.js';
 
 export const NO_QUERIES_FIELD = 'no_queries_available';
 const NO_QUERIES_DESCRIPTION =
@@ -79,8 +79,9 @@ export function assembleRoleSchema(draft: SchemaDraft, role: string): RoleSchema
     subscription: draft.subscription.size > 0 ? rootType('subscription_root', 'subscription root', draft.subscription, draft.sharedTypes) : null,
     types: draft.types,
   });
-  // Build every thunk now, so a broken type fails the schema build rather than a request.
-  assertValidSchema(schema);
+  // Every thunk is built by now (the constructor collects the types); a broken type fails the
+  // schema build rather than a request.
+  assertValidRoleSchema(schema);
   shareEmptyExtensions(schema);
   return {
     role,
