@@ -18,7 +18,7 @@ import {
   type GraphQLNamedType,
 } from 'graphql';
 import type { RoleSchema, RootFieldEntry, SchemaDraft } from '../schema-draft.js';
-import { assertValidRoleSchema } from './validate-once.js';
+import { assertValidSchemaOver } from './validate-once.js';
 
 export const NO_QUERIES_FIELD = 'no_queries_available';
 const NO_QUERIES_DESCRIPTION =
@@ -80,9 +80,10 @@ export function assembleRoleSchema(draft: SchemaDraft, role: string): RoleSchema
     types: draft.types,
   });
   // Every thunk is built by now (the constructor collects the types); a broken type fails the
-  // schema build rather than a request.
-  assertValidRoleSchema(schema);
-  shareEmptyExtensions(schema);
+  // schema build rather than a request. Types an earlier schema held passed then (validate-once.ts).
+  const fresh = Object.values(schema.getTypeMap()).filter((type) => !EMPTIES.walked.has(type));
+  assertValidSchemaOver(schema, fresh);
+  shareEmptyExtensions(schema, fresh);
   return {
     role,
     schema,
@@ -145,7 +146,10 @@ interface SharedEmpties {
   extensions: Readonly<Record<string, never>>;
   /** The arguments of every field that has none (most row and aggregate fields): graphql-js makes an array per field. */
   args: readonly GraphQLArgument[];
-  /** Types already walked: read types shared by many schemas are walked once, not once per schema. */
+  /**
+   * Types already walked, and validated: read types shared by many schemas are walked and
+   * validated once, not once per schema.
+   */
   walked: WeakSet<GraphQLNamedType>;
 }
 
@@ -177,9 +181,8 @@ function share(element: HasExtensions): void {
  * without arguments share one empty array likewise. A type is walked once: its fields are fixed
  * once its schema is valid, and the walk over a whole schema was 7% of a role schema build.
  */
-function shareEmptyExtensions(schema: GraphQLSchema): void {
-  for (const type of Object.values(schema.getTypeMap())) {
-    if (EMPTIES.walked.has(type)) continue;
+function shareEmptyExtensions(schema: GraphQLSchema, fresh: readonly GraphQLNamedType[]): void {
+  for (const type of fresh) {
     EMPTIES.walked.add(type);
     share(type);
     if (isObjectType(type) || isInterfaceType(type)) {
