@@ -170,7 +170,8 @@ function planSelection(
       continue;
     }
     if (name === '__schema' || name === '__type') {
-      introspectionFields.push(field);
+      // Every node of the key: a field asked twice under one key answers both selections, merged.
+      introspectionFields.push(...nodes);
       steps.push({ kind: 'introspection', key, field });
       continue;
     }

@@ -23,6 +23,13 @@ describe('read API: introspection (integration)', function () {
     expect(sdl).to.contain('fetch data from the table: "author"');
   });
 
+  it('merges root introspection fields asked twice under one response key, as GraphQL does', async () => {
+    const data = dataOf(
+      await graphql(f.engine, '{ __schema { queryType { name } } ... on query_root { __schema { mutationType { name } queryType { kind } } } t: __typename }'),
+    );
+    expect(data).to.deep.equal({ __schema: { queryType: { name: 'query_root', kind: 'OBJECT' }, mutationType: { name: 'mutation_root' } }, t: 'query_root' });
+  });
+
   it('answers a repeated introspection from the answer kept for the schema, per variables, never a stale one', async () => {
     const query = '{ __schema { queryType { fields { name } } } }';
     const first = dataOf(await graphql(f.engine, query));
