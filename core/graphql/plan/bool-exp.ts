@@ -244,7 +244,7 @@ function permissionExp(table: ResolvedTable, input: Input, tables: ReadonlyMap<s
     } else if (table.computedFields?.has(rawKey)) {
       items.push(permissionComputed(table, table.computedFields.get(rawKey)!, value, tables, at));
     } else {
-      throw new EngineError('unexpected', `no column or relationship "${rawKey}" in table "${table.key}"`, { path: at });
+      throw new EngineError('unexpected', `no column or relationship "${rawKey}" in table "${table.table.schema}.${table.table.name}"`, { path: at });
     }
   }
   return and(items);

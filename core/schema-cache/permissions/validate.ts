@@ -69,7 +69,10 @@ function validateField(name: string, value: unknown, scope: OperatorScope, path:
   const rel = current.relationships.get(name);
   if (rel) {
     const target = tables.get(rel.target);
-    if (!target) fail('not-exists', `table "${rel.target}" does not exist`, path);
+    if (!target) {
+      const missing = tableOfKey(rel.target);
+      fail('not-exists', `table "${missing.schema}.${missing.name}" does not exist`, path);
+    }
     return validateBoolExp(value, target!, tables, path, scope.root);
   }
   const computed = current.computedFields?.get(name);
