@@ -2,11 +2,10 @@
  * Introspection answers kept per schema. An answer walks every type, synchronously: at 1,000
  * tables that was about 1.6 s of CPU in graphql-js (a few hundred ms as introspection-text.ts
  * writes it) during which the engine answers nothing else, and consoles, IDEs and code generators
- * ask it again and again. The
- * answer depends only on the schema object and the introspection fields asked (with their
- * variables), so it is kept as the JSON text of each root field; roles that share a schema share
- * their answers, and a schema's answers go when the schema does (a metadata change makes new
- * schemas, so an answer is never stale).
+ * ask it again and again. The answer depends only on the schema object and the introspection
+ * fields asked (with their variables), so it is kept as the JSON text of each root field; roles
+ * that share a schema share their answers, and a schema's answers go when the schema does (a
+ * metadata change makes new schemas, so an answer is never stale).
  *
  * Answers are large (1-4 MB at 100 tables, ten times that at 1,000). One up to TEXT_LIMIT is kept as
  * its text and answered at once; a larger one is kept deflated (compressed off the event loop, on

@@ -65,7 +65,7 @@ function keyValues(keys: ReadonlyArray<Readonly<Record<string, unknown>>>, colum
 const KEYS_VARIABLE = (i: number): string => `__svc_join_keys_${i}`;
 
 export function sourceFieldConfig(kit: SchemaKit, target: SourceTarget): GraphQLFieldConfig<unknown, unknown> | null {
-  const view = kit.viewsOf(target.source).get(tableKey(target.table));
+  const view = targetView(kit, target);
   if (!view || !target.mapping.every(([, to]) => view.table.columnsByName.has(to))) return null;
   const type = kit.objectType(view);
   if (target.relationshipType === 'object') return { type };
