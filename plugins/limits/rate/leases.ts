@@ -46,6 +46,7 @@
  */
 import type { CounterKey, KeyPart } from './counter-key.js';
 import { FREE_CAP, KeyRows, LAST_USED, LEASED, MAX, PREVIOUS_OPS } from './key-rows.js';
+import { PartIndex } from './part-index.js';
 import type { Grant, RateStore, Reservation } from './store.js';
 
 /** One instance holds at most 1/LEASE_DIVISOR of a limit unspent. */
@@ -189,7 +190,7 @@ class Lease {
 
 /** The keys of one scope (a role's limit: counter-key.ts), by their part, each its row in the table. */
 export class LeaseScope {
-  readonly rows = new Map<KeyPart, number>();
+  readonly rows = new PartIndex();
 
   constructor(readonly key: Pick<CounterKey, 'text'>) {}
 }
@@ -555,13 +556,13 @@ export class RateLeases {
     const now = this.clock();
     const rows = this.rows;
     for (const scope of [this.raw, ...this.scopes.values()]) {
-      for (const [part, at] of scope.rows) {
-        if (now - rows.data[at + LAST_USED]! <= this.windowMs) continue;
+      scope.rows.retain((at) => {
+        if (now - rows.data[at + LAST_USED]! <= this.windowMs) return true;
         const lease = rows.leaseAt(at);
-        if (lease !== undefined && (lease.pending !== undefined || lease.waiting > 0 || lease.tokens(now) > 0 || now < lease.deniedUntil)) continue;
-        scope.rows.delete(part);
+        if (lease !== undefined && (lease.pending !== undefined || lease.waiting > 0 || lease.tokens(now) > 0 || now < lease.deniedUntil)) return true;
         rows.release(at);
-      }
+        return false;
+      });
     }
     // Best effort: a key left behind is only a row that the next sweep (of any instance) removes.
     this.store.expire?.(this.windowMs).catch(() => undefined);
