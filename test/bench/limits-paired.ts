@@ -45,6 +45,8 @@ export interface PairedScenario {
 }
 
 export const PAIRED_SCENARIOS: readonly PairedScenario[] = [
+  // An A/A run: both sides without limits, so what it shows is the bench's own bias and spread.
+  { id: 'control', name: 'no limits on either side (control)', store: 'metadata', limits: {}, part: true },
   { id: 'static', name: 'depth+node+batch+time', store: 'metadata', limits: LIMITS },
   { id: 'time', name: 'time limit only', store: 'metadata', limits: { time_limit: LIMITS.time_limit }, part: true },
   {
