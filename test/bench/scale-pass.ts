@@ -79,6 +79,8 @@ export interface ScalePass {
   /** Then, V8's heap as committed (live and free pages) and the memory outside it (Buffers): where that RSS is. */
   heapCommittedRolesWarmMb: number;
   externalRolesWarmMb: number;
+  /** The resident part of the C heap's main arena (`[heap]`: glibc's brk heap), at the same moment. */
+  mallocHeapRolesWarmMb: number;
   roleTimings: RoleTiming[];
   incremental: IncrementalTiming[];
   catalogPlan: CatalogPlan | null;
@@ -105,6 +107,15 @@ const show = (t: Timed) => `${t.ms.toFixed(0)} ms (engine CPU ${t.cpuMs.toFixed(
 
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** The resident size of the process's `[heap]` mapping (memory malloc took with brk), from smaps. */
+function mallocHeapMb(pid: number): number {
+  const smaps = readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  const at = smaps.search(/ \[heap\]\n/);
+  if (at < 0) return 0;
+  const m = /\nRss:\s+(\d+) kB/.exec(smaps.slice(at));
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
@@ -168,6 +179,7 @@ export async function runScalePass(o: ScalePassOptions): Promise<ScalePass> {
     const warm = await liveHeap(inspector);
     const heapRolesWarmMb = warm.heapUsedMb;
     const rssRolesWarmAfterGcMb = warm.rssMb;
+    const mallocHeapRolesWarmMb = mallocHeapMb(engine.pid);
     o.log(
       `${o.profile}: roles warm, RSS ${rssRolesWarmMb.toFixed(0)} MB, ${rssRolesWarmAfterGcMb.toFixed(0)} MB after a full GC (after replace ${rssAfterReplaceMb.toFixed(0)} MB); live heap ${heapRolesWarmMb.toFixed(0)} MB (after replace ${heapAfterReplaceMb.toFixed(0)} MB)`,
     );
@@ -211,6 +223,7 @@ export async function runScalePass(o: ScalePassOptions): Promise<ScalePass> {
       rssRolesWarmAfterGcMb,
       heapCommittedRolesWarmMb: warm.heapTotalMb,
       externalRolesWarmMb: warm.externalMb,
+      mallocHeapRolesWarmMb,
       roleTimings,
       incremental,
       catalogPlan,

@@ -49,7 +49,7 @@ function passSection(p: ScalePass): string[] {
     `| RSS after replace / with every role warm | ${p.rssAfterReplaceMb.toFixed(0)} / ${p.rssRolesWarmMb.toFixed(0)} MB | < 300 MB: ${verdict(p.rssRolesWarmMb, GOALS.rssMb)} |`,
     `| RSS with every role warm, after a full GC (what the engine holds; the figure above is the builds' peak) | ${p.rssRolesWarmAfterGcMb.toFixed(0)} MB | < 300 MB: ${verdict(p.rssRolesWarmAfterGcMb, GOALS.rssMb)} |`,
     `| live heap after a full GC, after replace / with every role warm | ${p.heapAfterReplaceMb.toFixed(0)} / ${p.heapRolesWarmMb.toFixed(0)} MB | – |`,
-    `| … V8 heap committed / memory outside it (Buffers), every role warm, after that GC | ${p.heapCommittedRolesWarmMb?.toFixed(0) ?? '–'} / ${p.externalRolesWarmMb?.toFixed(0) ?? '–'} MB | – |`,
+    `| … V8 heap committed / memory outside it (Buffers) / C heap resident (\`[heap]\`), every role warm, after that GC | ${p.heapCommittedRolesWarmMb?.toFixed(0) ?? '–'} / ${p.externalRolesWarmMb?.toFixed(0) ?? '–'} / ${p.mallocHeapRolesWarmMb?.toFixed(0) ?? '–'} MB | – |`,
     `| incremental operation (slowest of track, relationship, permission) | ${incr.length ? wc(worst(incr)) : '–'} | < 100 ms: ${incr.length ? verdict(worst(incr).ms, GOALS.incrementalMs) : '–'} |`,
     '',
     '| New table | pg_track_table | pg_create_object_relationship | pg_create_select_permission | role\'s first query |',
