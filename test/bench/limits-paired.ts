@@ -56,6 +56,15 @@ export const PAIRED_SCENARIOS: readonly PairedScenario[] = [
     limits: { depth_limit: LIMITS.depth_limit, node_limit: LIMITS.node_limit, batch_limit: LIMITS.batch_limit },
     part: true,
   },
+  // The per-user limit beside each half of the static set: which of them it costs more with.
+  { id: 'time-user-md', name: 'time limit + rate per user (metadata database)', store: 'metadata', limits: { time_limit: LIMITS.time_limit, ...RATE_ONLY }, part: true },
+  {
+    id: 'dnb-user-md',
+    name: 'depth+node+batch + rate per user (metadata database)',
+    store: 'metadata',
+    limits: { depth_limit: LIMITS.depth_limit, node_limit: LIMITS.node_limit, batch_limit: LIMITS.batch_limit, ...RATE_ONLY },
+    part: true,
+  },
   { id: 'role-md', name: '+ rate per role (metadata database)', store: 'metadata', limits: WITH_ROLE_RATE },
   { id: 'user-md', name: '+ rate per user (metadata database)', store: 'metadata', limits: WITH_RATE },
   { id: 'user-only-md', name: 'rate per user only (metadata database)', store: 'metadata', limits: RATE_ONLY },
