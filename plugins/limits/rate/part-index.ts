@@ -5,9 +5,9 @@
  * With a limit per user, nearly every request looks up a key no recent request touched. A `Map`
  * of strings then costs three cache misses before the row's own (its bucket, the entry, the stored
  * key string it compares against): measured in place, 1.1-1.2 µs of a request's ~67 µs, the
- * largest single part of the limit's cost (docs/performance.md, "Where the per-user cost is").
- * Here a slot holds the fingerprint and the row together, 16 bytes, so a lookup is one miss and
- * no stored string is read.
+ * largest single part of the limit's cost (docs/performance.md, "Measured in place instead of by
+ * difference"). Here a slot holds the fingerprint and the row together, 16 bytes, so a lookup is
+ * one miss and no stored string is read.
  *
  * The price is that two keys of one scope with the same fingerprint share a row, and so their
  * free operations and lease. The fingerprint is two independent 32-bit hashes seeded per
