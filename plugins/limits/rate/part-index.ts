@@ -113,6 +113,7 @@ export class PartIndex {
       if (keep(row - 1)) kept++;
       else old[at + ROW] = -1;
     }
+    if (kept === this.count) return;
     let size = INITIAL_SLOTS;
     while (kept * 2 > size) size *= 2;
     this.rebuild(old, size);
