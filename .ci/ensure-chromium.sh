@@ -7,6 +7,6 @@ if [ -x /usr/bin/chromium ]; then exit 0; fi
 
 echo "ensure-chromium: installing Chromium from Debian's packages"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq chromium >/dev/null
+apt-get -o DPkg::Lock::Timeout=300 update -qq
+apt-get -o DPkg::Lock::Timeout=300 install -y -qq chromium >/dev/null
 [ -x /usr/bin/chromium ] || { echo "ensure-chromium: /usr/bin/chromium missing after install" >&2; exit 1; }

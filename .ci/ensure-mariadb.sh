@@ -14,8 +14,8 @@ installed=0
 if [ ! -x /usr/sbin/mariadbd ]; then
   echo "ensure-mariadb: installing MariaDB from Debian's packages"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq mariadb-server mariadb-client >/dev/null
+  apt-get -o DPkg::Lock::Timeout=300 update -qq
+  apt-get -o DPkg::Lock::Timeout=300 install -y -qq mariadb-server mariadb-client >/dev/null
   installed=1
 fi
 

@@ -14,9 +14,9 @@ if [ "$(available)" = "3" ]; then exit 0; fi
 major=$(psql -h 127.0.0.1 -U postgres -d postgres -tAc "show server_version_num" | cut -c1-2)
 echo "ensure-postgis: installing postgresql-${major}-postgis-3"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq "postgresql-${major}-postgis-3" "postgresql-contrib" >/dev/null 2>&1 ||
-  apt-get install -y -qq "postgresql-${major}-postgis-3" >/dev/null
+apt-get -o DPkg::Lock::Timeout=300 update -qq
+apt-get -o DPkg::Lock::Timeout=300 install -y -qq "postgresql-${major}-postgis-3" "postgresql-contrib" >/dev/null 2>&1 ||
+  apt-get -o DPkg::Lock::Timeout=300 install -y -qq "postgresql-${major}-postgis-3" >/dev/null
 
 if [ "$(available)" != "3" ]; then
   echo "ensure-postgis: postgis, postgis_raster or ltree is still not available" >&2

@@ -11,8 +11,8 @@ if ready; then exit 0; fi
 if ! ls /etc/postgresql/*/main >/dev/null 2>&1; then
   echo "ensure-postgres: installing PostgreSQL from Debian's packages"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq postgresql >/dev/null
+  apt-get -o DPkg::Lock::Timeout=300 update -qq
+  apt-get -o DPkg::Lock::Timeout=300 install -y -qq postgresql >/dev/null
 fi
 
 version=$(ls /etc/postgresql | sort -V | tail -n 1)

@@ -11,8 +11,8 @@ if command -v redis-cli >/dev/null 2>&1 && ready; then exit 0; fi
 if ! command -v redis-server >/dev/null 2>&1; then
   echo "ensure-redis: installing Redis from Debian's packages"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq redis-server >/dev/null
+  apt-get -o DPkg::Lock::Timeout=300 update -qq
+  apt-get -o DPkg::Lock::Timeout=300 install -y -qq redis-server >/dev/null
 fi
 
 mkdir -p /var/lib/redis /var/log/redis

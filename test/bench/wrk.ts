@@ -12,10 +12,12 @@ export async function ensureWrk(log: (m: string) => void): Promise<string | null
   if (await commandExists('wrk')) return null;
   if (process.getuid?.() !== 0 || !(await commandExists('apt-get'))) return 'wrk is not installed and cannot be installed here (needs root and apt-get)';
   log('installing wrk with apt-get');
-  const install = await run('apt-get', ['install', '-y', '-qq', 'wrk'], { allowFail: true, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  // Waits for another apt run holding the lock (a fresh machine's own updates) instead of failing.
+  const apt = ['-o', 'DPkg::Lock::Timeout=300'];
+  const install = await run('apt-get', [...apt, 'install', '-y', '-qq', 'wrk'], { allowFail: true, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   if (install.code !== 0) {
-    await run('apt-get', ['update', '-qq'], { allowFail: true });
-    await run('apt-get', ['install', '-y', '-qq', 'wrk'], { allowFail: true, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    await run('apt-get', [...apt, 'update', '-qq'], { allowFail: true });
+    await run('apt-get', [...apt, 'install', '-y', '-qq', 'wrk'], { allowFail: true, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   }
   return (await commandExists('wrk')) ? null : 'apt-get could not install wrk';
 }
