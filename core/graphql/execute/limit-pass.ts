@@ -40,6 +40,12 @@ export interface LimitTap {
    */
   activeFor?: (cache: SchemaCache, role: string) => boolean;
   check: LimitCheck;
+  /**
+   * The check for `role`'s requests in a snapshot, with what depends only on the two looked up
+   * once, when the gate builds that role's pass. Absent: `check`. Only the pass uses it (the hook's
+   * promise path calls `check`), so both must decide alike.
+   */
+  checkFor?: (cache: SchemaCache, role: string) => LimitCheck;
 }
 
 const CHECKS_KEY = 'limitChecks';
@@ -162,7 +168,7 @@ export class LimitGate {
       if ((t as { context?: boolean }).context) return HOOK_PATH;
       const declared = this.declared.get(t.fn);
       if (declared !== undefined) {
-        if (declared.activeFor === undefined || declared.activeFor(cache, role)) checks.push(declared.check);
+        if (declared.activeFor === undefined || declared.activeFor(cache, role)) checks.push(declared.checkFor?.(cache, role) ?? declared.check);
       } else if (t.type === 'sync') {
         // A plain `tap`: what it returns is ignored, as the hook does.
         const fn = t.fn as (ctx: LimitContext) => unknown;

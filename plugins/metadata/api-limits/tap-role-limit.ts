@@ -30,5 +30,14 @@ export function tapRoleLimit<K extends keyof RoleLimits>(container: AwilixContai
       if (value === undefined) return;
       return tap.check(ctx, value as NonNullable<RoleLimits[K]>, limits);
     },
+    // The gate's pass is per snapshot and role: the role's limits are found once, not per request
+    // and enforcer.
+    checkFor(cache, role) {
+      const limits = roleLimits(cache, role);
+      const value = limits[tap.limit];
+      if (value === undefined) return () => undefined;
+      const set = value as NonNullable<RoleLimits[K]>;
+      return (ctx) => tap.check(ctx, set, limits);
+    },
   });
 }

@@ -202,6 +202,33 @@ describe('the synchronous limit pass', function () {
     expect(seen).to.deep.equal(['guest', 'guest']);
   });
 
+  it("runs a tap's checkFor check, built once per snapshot and role, and the hook path its generic check", async () => {
+    const built: string[] = [];
+    const ran: string[] = [];
+    tapLimit(container, hooks, {
+      name: 'third/bound',
+      check: (ctx) => {
+        ran.push(`generic ${ctx.session.role}`);
+      },
+      checkFor: (cache, role) => {
+        built.push(`${cache.version} ${role}`);
+        return () => {
+          ran.push(`bound ${role}`);
+        };
+      },
+    });
+    const first = snapshot(undefined);
+    const admit = (cache: SchemaCache, role: string) => gate.admit(OPERATIONS.shallow, cache, makeSession(role, {}), { endpoint: 'graphql', ip: '', operationCount: 1 });
+    for (const role of ['user', 'guest', 'user', 'user']) admit(first, role);
+    const second = snapshot(undefined);
+    admit(second, 'user');
+    expect(built).to.deep.equal([`${first.version} user`, `${first.version} guest`, `${second.version} user`]);
+    expect(ran).to.deep.equal(['bound user', 'bound guest', 'bound user', 'bound user', 'bound user']);
+    ran.length = 0;
+    await viaHook(hooks, OPERATIONS.shallow, second, makeSession('user', {}));
+    expect(ran).to.deep.equal(['generic user']);
+  });
+
   it('runs plain synchronous taps in the pass, and checks after one that waits only once it is done', async () => {
     const order: string[] = [];
     tapLimit(container, hooks, {
