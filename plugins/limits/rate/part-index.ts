@@ -97,7 +97,7 @@ export class PartIndex {
 
   /** Gives `part`, which has no row yet (`get` answered undefined), the row at offset `row`. */
   set(part: KeyPart, row: number): void {
-    if ((this.count + 1) * 2 > this.mask + 1) this.resize((this.mask + 1) * 2);
+    if ((this.count + 1) * 2 > this.mask + 1) this.rebuild(this.slots, (this.mask + 1) * 2);
     fingerprint(part);
     this.put(fpLo, fpHi, row + 1);
     this.count++;
@@ -118,10 +118,6 @@ export class PartIndex {
     while (kept * 2 > size) size *= 2;
     this.rebuild(old, size);
     this.count = kept;
-  }
-
-  private resize(size: number): void {
-    this.rebuild(this.slots, size);
   }
 
   /** Puts every slot of `old` with a row (> 0) into a new table of `size` slots. */

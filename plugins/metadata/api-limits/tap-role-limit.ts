@@ -3,7 +3,7 @@
  * are not disabled) and applies to the request's role, and its check reads the role's value,
  * resolved once per snapshot and role. Third-party enforcers may use it too.
  */
-import { tapLimit, type AwilixContainer, type LimitContext } from '../../../core/sdk/index.js';
+import { tapLimit, type AwilixContainer, type LimitCheck, type LimitContext, type SchemaCache } from '../../../core/sdk/index.js';
 import { limitIsSet, roleLimits, type RoleLimits } from './limits.js';
 
 export interface RoleLimitTap<K extends keyof RoleLimits> {
@@ -18,26 +18,23 @@ export interface RoleLimitTap<K extends keyof RoleLimits> {
 }
 
 export function tapRoleLimit<K extends keyof RoleLimits>(container: AwilixContainer, hooks: Parameters<typeof tapLimit>[1], tap: RoleLimitTap<K>): void {
+  /** The check of `role`'s requests in a snapshot; undefined when the role has no such limit. */
+  const checkOf = (cache: SchemaCache, role: string): LimitCheck | undefined => {
+    const limits = roleLimits(cache, role);
+    const value = limits[tap.limit];
+    if (value === undefined) return undefined;
+    const set = value as NonNullable<RoleLimits[K]>;
+    return (ctx) => tap.check(ctx, set, limits);
+  };
   tapLimit(container, hooks, {
     name: tap.name,
     ...(tap.stage === undefined ? {} : { stage: tap.stage }),
     activeIn: limitIsSet((l) => l[tap.limit]),
     activeFor: (cache, role) => roleLimits(cache, role)[tap.limit] !== undefined,
-    check(ctx) {
-      const limits = roleLimits(ctx.cache, ctx.session.role);
-      const value = limits[tap.limit];
-      // The hook's promise path calls every tap for every role: the check must hold on its own.
-      if (value === undefined) return;
-      return tap.check(ctx, value as NonNullable<RoleLimits[K]>, limits);
-    },
+    // The hook's promise path calls every tap for every role: the check must hold on its own.
+    check: (ctx) => checkOf(ctx.cache, ctx.session.role)?.(ctx),
     // The gate's pass is per snapshot and role: the role's limits are found once, not per request
     // and enforcer.
-    checkFor(cache, role) {
-      const limits = roleLimits(cache, role);
-      const value = limits[tap.limit];
-      if (value === undefined) return () => undefined;
-      const set = value as NonNullable<RoleLimits[K]>;
-      return (ctx) => tap.check(ctx, set, limits);
-    },
+    checkFor: (cache, role) => checkOf(cache, role) ?? (() => undefined),
   });
 }
