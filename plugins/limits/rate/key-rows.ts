@@ -11,6 +11,13 @@
  * Periods: a key's period lasts a window and starts at its first operation after the previous one
  * ended; what the key made in the period before is the best guess of its next burst (leases.ts,
  * `sizeForReturn`).
+ *
+ * A leased key's row also holds its oldest batch of tokens (the one spent first) and the count of
+ * all it holds, so that spending a token, what nearly every request of a leased key does, reads
+ * and writes the row alone. Through the lease object it was four more scattered reads per request
+ * (the lease array's slot, the lease, its batch list and the batch): at a server's pace, between
+ * requests that touch other memory, each a cache and TLB miss, about 1.9 µs of a request measured
+ * in a paced loop over 10,000 leased keys, against 0.2 µs for the row alone.
  */
 
 /** Fields of a row (each a float64). */
@@ -28,9 +35,25 @@ export const MAX = 5;
 export const FREE_CAP = 6;
 /** 1 when the key holds a lease object (`KeyRows.leases`). */
 export const LEASED = 7;
+/** Tokens left in the lease's oldest batch, which is spent first (0: none). */
+export const HEAD_LEFT = 8;
+/** When the oldest batch's tokens may no longer be spent (leases.ts, `Batch.expiresAt`). */
+export const HEAD_EXPIRES = 9;
+/** Tokens of every batch the lease holds, expired or not (later batches expire after the oldest). */
+export const HELD = 10;
+/**
+ * A token may be spent from the row alone while the lease still holds more than this after the
+ * spend: above it, the lease's own path would not prefetch either (leases.ts, `prefetch`); -1
+ * while it could not prefetch at all (a refill is out, or the key is exact).
+ */
+export const SPEND_ABOVE = 11;
+/** Tokens spent since the lease's last refill (its rate measure, leases.ts `adapt`). */
+export const SPENT = 12;
+/** Until when the store refused the key (leases.ts, `Lease.deniedUntil`). */
+export const DENIED_UNTIL = 13;
 
-/** Float64s per row: one 64-byte cache line. */
-const ROW = 8;
+/** Float64s per row: two 64-byte cache lines, side by side (a light key reads only the first). */
+const ROW = 16;
 
 export class KeyRows<L> {
   data = new Float64Array(ROW * 256);
@@ -56,6 +79,7 @@ export class KeyRows<L> {
     d.fill(0, at, at + ROW);
     d[at + PERIOD_START] = Number.NEGATIVE_INFINITY;
     d[at + MAX] = -1;
+    d[at + HEAD_EXPIRES] = Number.NEGATIVE_INFINITY;
     return at;
   }
 
@@ -95,6 +119,33 @@ export class KeyRows<L> {
   count(at: number, now: number, windowMs: number): void {
     this.roll(at, now, windowMs);
     this.data[at + PERIOD_OPS]++;
+  }
+
+  /**
+   * Admits an operation of a leased key from its row alone, where the lease's own path would
+   * decide the same with nothing else to do: the limit is the lease's (`max`), and either the
+   * oldest batch holds an unexpired token and the lease keeps more than SPEND_ABOVE after it, or
+   * the lease holds no token, the key is not refused, and a free operation is left that is not its
+   * last (the last one sends a prefetch). False: the lease's own path decides.
+   */
+  admitLeased(at: number, now: number, max: number, windowMs: number): boolean {
+    const d = this.data;
+    if (d[at + MAX] !== max) return false;
+    if (d[at + HEAD_LEFT]! > 0) {
+      if (d[at + HEAD_EXPIRES]! <= now || d[at + HELD]! - 1 <= d[at + SPEND_ABOVE]!) return false;
+      d[at + HEAD_LEFT]--;
+      d[at + HELD]--;
+    } else {
+      // As `takeFree` (which the lease's path would call): no period rolled without a free cap.
+      if (d[at + HELD] !== 0 || now < d[at + DENIED_UNTIL]! || d[at + FREE_CAP] === 0) return false;
+      this.roll(at, now, windowMs);
+      if (d[at + PERIOD_FREE]! + 1 >= d[at + FREE_CAP]!) return false;
+      d[at + PERIOD_FREE]++;
+    }
+    d[at + SPENT]++;
+    d[at + LAST_USED] = now;
+    this.count(at, now, windowMs);
+    return true;
   }
 
   /**

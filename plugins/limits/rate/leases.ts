@@ -45,7 +45,7 @@
  * batch at once, and hurries a background one its key is queued in.
  */
 import type { CounterKey, KeyPart } from './counter-key.js';
-import { FREE_CAP, KeyRows, LAST_USED, LEASED, MAX, PREVIOUS_OPS } from './key-rows.js';
+import { DENIED_UNTIL, FREE_CAP, HEAD_EXPIRES, HEAD_LEFT, HELD, KeyRows, LAST_USED, LEASED, MAX, PREVIOUS_OPS, SPEND_ABOVE, SPENT } from './key-rows.js';
 import { PartIndex } from './part-index.js';
 import type { Grant, RateStore, Reservation } from './store.js';
 
@@ -101,12 +101,18 @@ interface Batch {
   expiresAt: number;
 }
 
-/** Shared by every lease without tokens yet; never written (a lease gets its own list on its first grant). */
+/** Shared by every lease with no batch after its oldest; never written (a lease gets its own list when it needs one). */
 const NO_BATCHES: Batch[] = [];
 
+/**
+ * A leased key's tokens are batches, one per reservation, spent oldest first. The oldest lives in
+ * the key's row (key-rows.ts: HEAD_LEFT, HEAD_EXPIRES, with HELD the count of all), so that a
+ * request spending from it touches the row alone; `later` holds the ones after it, rarely more
+ * than one, in the order they expire.
+ */
 class Lease {
-  /** Leased tokens by reservation; NO_BATCHES until the key's first grant. */
-  batches: Batch[] = NO_BATCHES;
+  /** The batches after the oldest (which is in the row); NO_BATCHES when there are none. */
+  later: Batch[] = NO_BATCHES;
   max = -1;
   cap = 1;
   /**
@@ -125,9 +131,7 @@ class Lease {
   /** The queued reservation of `pending` while it still waits for its batch to leave (hurried when a request waits). */
   queued: Queued | undefined;
   pending: Promise<void> | undefined;
-  deniedUntil = 0;
-  /** Tokens spent since the last refill, and the smoothed rate (tokens per ms) they give. */
-  spent = 0;
+  /** The smoothed rate (tokens per ms) of the tokens spent between refills (`spent`). */
   rate = 0;
   /** Whether a refill was sent: the first one has no rate to go by and asks for the initial size. */
   measured = false;
@@ -147,23 +151,69 @@ class Lease {
     this.lastRefillAt = now;
   }
 
+  /** Until when the store refused the key (kept in the row, which admits nothing from it before). */
+  get deniedUntil(): number {
+    return this.rows.data[this.at + DENIED_UNTIL]!;
+  }
+
+  set deniedUntil(until: number) {
+    this.rows.data[this.at + DENIED_UNTIL] = until;
+  }
+
+  /** Tokens spent since the last refill (kept in the row, which a spend from the row counts in). */
+  get spent(): number {
+    return this.rows.data[this.at + SPENT]!;
+  }
+
+  set spent(n: number) {
+    this.rows.data[this.at + SPENT] = n;
+  }
+
   tokens(now: number): number {
-    let n = 0;
-    for (const b of this.batches) if (b.expiresAt > now) n += b.left;
+    const d = this.rows.data;
+    let n = d[this.at + HEAD_EXPIRES]! > now ? d[this.at + HEAD_LEFT]! : 0;
+    for (const b of this.later) if (b.expiresAt > now) n += b.left;
     return n;
   }
 
   spend(now: number): boolean {
-    while (this.batches.length > 0) {
-      const b = this.batches[0]!;
-      if (b.left > 0 && b.expiresAt > now) {
-        b.left--;
-        this.spent++;
+    const d = this.rows.data;
+    const at = this.at;
+    for (;;) {
+      if (d[at + HEAD_LEFT]! > 0 && d[at + HEAD_EXPIRES]! > now) {
+        d[at + HEAD_LEFT]--;
+        d[at + HELD]--;
+        d[at + SPENT]++;
         return true;
       }
-      this.batches.shift();
+      // The oldest batch is spent or expired: the next one takes its place.
+      d[at + HELD] -= d[at + HEAD_LEFT]!;
+      d[at + HEAD_LEFT] = 0;
+      const next = this.later.shift();
+      if (next === undefined) return false;
+      if (this.later.length === 0) this.later = NO_BATCHES;
+      d[at + HEAD_LEFT] = next.left;
+      d[at + HEAD_EXPIRES] = next.expiresAt;
     }
-    return false;
+  }
+
+  /** A grant's tokens, after every batch held (they expire last). */
+  add(left: number, expiresAt: number): void {
+    const d = this.rows.data;
+    d[this.at + HELD] += left;
+    if (d[this.at + HEAD_LEFT] === 0 && this.later.length === 0) {
+      d[this.at + HEAD_LEFT] = left;
+      d[this.at + HEAD_EXPIRES] = expiresAt;
+      return;
+    }
+    if (this.later === NO_BATCHES) this.later = [];
+    this.later.push({ left, expiresAt });
+  }
+
+  /** The lease's size, cap or refill changed: what a spend from the row must leave (see SPEND_ABOVE). */
+  resized(): void {
+    // Exact keys never prefetch, nor does a lease with a refill out: any token held may be spent.
+    this.rows.data[this.at + SPEND_ABOVE] = this.cap > 1 && this.pending === undefined ? Math.max(1, Math.floor(this.size / 4)) : -1;
   }
 
   /** A new value of the limit: a cached refusal no longer holds, and the lease shrinks to the new cap. */
@@ -176,15 +226,19 @@ class Lease {
     this.hold = this.cap > 1 ? this.cap - 1 - 2 * freeCap : 1;
     this.deniedUntil = 0;
     this.size = Math.min(Math.max(this.size, INITIAL_SIZE), this.hold);
+    this.resized();
     let keep = this.cap > 1 ? this.hold : 0;
-    const kept: Batch[] = [];
-    for (const b of this.batches) {
-      if (b.expiresAt <= now || keep === 0) continue;
+    const d = this.rows.data;
+    const held: Batch[] = [{ left: d[this.at + HEAD_LEFT]!, expiresAt: d[this.at + HEAD_EXPIRES]! }, ...this.later];
+    d[this.at + HEAD_LEFT] = 0;
+    d[this.at + HELD] = 0;
+    this.later = NO_BATCHES;
+    for (const b of held) {
+      if (b.left === 0 || b.expiresAt <= now || keep === 0) continue;
       const left = Math.min(b.left, keep);
       keep -= left;
-      kept.push({ left, expiresAt: b.expiresAt });
+      this.add(left, b.expiresAt);
     }
-    this.batches = kept.length > 0 ? kept : NO_BATCHES;
   }
 }
 
@@ -271,7 +325,11 @@ export class RateLeases {
       scope.rows.set(part, at);
     }
     const d = rows.data;
-    if (d[at + LEASED] !== 0) return this.takeLeased(rows.leaseAt(at)!, now, max);
+    if (d[at + LEASED] !== 0) {
+      // Most requests of a leased key: a token of its oldest batch, or a free operation, from the row.
+      if (rows.admitLeased(at, now, max, this.windowMs)) return true;
+      return this.takeLeased(rows.leaseAt(at)!, now, max);
+    }
     // A light key: its row is all it has (key-rows.ts), while its free operations last.
     if (d[at + MAX] !== max) {
       d[at + MAX] = max;
@@ -356,9 +414,8 @@ export class RateLeases {
     this.adapt(lease, now);
     this.sizeForReturn(lease);
     lease.spent++;
-    lease.pending = this.refill(lease, lease.size, now, false);
     // A failed reservation is seen by the key's next request that needs one, which tries again.
-    lease.pending.catch(() => undefined);
+    this.refill(lease, lease.size, now, false).catch(() => undefined);
   }
 
   /**
@@ -382,7 +439,7 @@ export class RateLeases {
           this.adapt(lease, now);
           // Exact keys reserve one token per waiting request, all spent as soon as they arrive.
           const want = Math.max(lease.size - lease.tokens(now), lease.waiting);
-          lease.pending = this.refill(lease, want, now, true);
+          this.refill(lease, want, now, true);
         } else if (lease.queued !== undefined) this.hurry(lease.queued);
         await lease.pending;
         const now = this.clock();
@@ -407,14 +464,14 @@ export class RateLeases {
     const want = lease.size - tokens;
     if (want <= 0) return;
     // A failed prefetch is seen by the next request that needs a refill, which tries again.
-    lease.pending = this.refill(lease, want, now, false);
-    lease.pending.catch(() => undefined);
+    this.refill(lease, want, now, false).catch(() => undefined);
   }
 
   /** The next lease size: the smoothed request rate over a span, between MIN_SIZE and what the lease may hold. */
   private adapt(lease: Lease, now: number): void {
     if (lease.cap <= 1) {
       lease.size = 1;
+      lease.resized();
       return;
     }
     if (!lease.measured) {
@@ -433,6 +490,7 @@ export class RateLeases {
     lease.spent = 0;
     lease.lastRefillAt = now;
     lease.size = Math.min(lease.hold, Math.max(MIN_SIZE, Math.ceil(lease.rate * this.spanMs)));
+    lease.resized();
   }
 
   /**
@@ -446,14 +504,15 @@ export class RateLeases {
     const previous = this.rows.data[lease.at + PREVIOUS_OPS]!;
     if (lease.cap <= 1 || previous === 0) return;
     lease.size = Math.min(lease.hold, Math.max(lease.size, Math.ceil(previous * 1.5)));
+    lease.resized();
   }
 
-  /** Reserves `tokens` for the lease, plus its debt; the grant pays the debt first. */
+  /** Reserves `tokens` for the lease, plus its debt, as its `pending` refill; the grant pays the debt first. */
   private refill(lease: Lease, tokens: number, sentAt: number, urgent: boolean): Promise<void> {
     const max = lease.max;
     const debt = lease.debt;
     const want = tokens + debt;
-    return new Promise<Grant>((resolve, reject) => {
+    lease.pending = new Promise<Grant>((resolve, reject) => {
       const queued: Queued = { key: lease.key, want, max, urgent, resolve, reject };
       lease.queued = queued;
       this.queue.push(queued);
@@ -469,16 +528,16 @@ export class RateLeases {
         if (lease.max !== max) return;
         const left = grant.granted - owed;
         // Timed from when the request was queued, so the tokens expire before their reservation does.
-        if (left > 0) {
-          if (lease.batches === NO_BATCHES) lease.batches = [];
-          lease.batches.push({ left, expiresAt: sentAt + this.windowMs });
-        }
+        if (left > 0) lease.add(left, sentAt + this.windowMs);
         if (grant.granted < want) lease.deniedUntil = sentAt + grant.retryMs;
       })
       .finally(() => {
         lease.pending = undefined;
         lease.queued = undefined;
+        lease.resized();
       });
+    lease.resized();
+    return lease.pending;
   }
 
   /**
