@@ -81,8 +81,7 @@ export default definePlugin({
     });
 
     // A token already leased is taken synchronously: only a refill makes the operation wait.
-    const check = (ctx: LimitContext, config: RateLimitConfig, limits: RoleLimits): void | Promise<void> => {
-      const rate = roleRate(limits, config, ctx.session.role);
+    const take = (ctx: LimitContext, rate: RoleRate): void | Promise<void> => {
       let taken: boolean | Promise<boolean>;
       try {
         const leases = leasesFor();
@@ -101,6 +100,16 @@ export default definePlugin({
         },
       );
     };
-    tapRoleLimit(container, hooks, { name: PLUGIN_ID, stage: Stage.LATE, limit: 'rate', check });
+    tapRoleLimit(container, hooks, {
+      name: PLUGIN_ID,
+      stage: Stage.LATE,
+      limit: 'rate',
+      check: (ctx, config, limits) => take(ctx, roleRate(limits, config, ctx.session.role)),
+      // The gate's pass for one role: its rate found once, not per request.
+      prepare: (config, limits, role) => {
+        const rate = roleRate(limits, config, role);
+        return (ctx) => take(ctx, rate);
+      },
+    });
   },
 });

@@ -15,6 +15,12 @@ export interface RoleLimitTap<K extends keyof RoleLimits> {
   limit: K;
   /** Passes by returning, refuses by throwing; returns a promise only when it must wait. */
   check(ctx: LimitContext, value: NonNullable<RoleLimits[K]>, limits: RoleLimits): void | Promise<void>;
+  /**
+   * The check of one role's requests in one snapshot, with what depends only on the role's value
+   * worked out once (when the gate builds the role's pass) instead of per request. Absent: `check`
+   * with the value. Must decide as `check` does.
+   */
+  prepare?(value: NonNullable<RoleLimits[K]>, limits: RoleLimits, role: string): LimitCheck;
 }
 
 export function tapRoleLimit<K extends keyof RoleLimits>(container: AwilixContainer, hooks: Parameters<typeof tapLimit>[1], tap: RoleLimitTap<K>): void {
@@ -24,7 +30,7 @@ export function tapRoleLimit<K extends keyof RoleLimits>(container: AwilixContai
     const value = limits[tap.limit];
     if (value === undefined) return undefined;
     const set = value as NonNullable<RoleLimits[K]>;
-    return (ctx) => tap.check(ctx, set, limits);
+    return tap.prepare ? tap.prepare(set, limits, role) : (ctx) => tap.check(ctx, set, limits);
   };
   tapLimit(container, hooks, {
     name: tap.name,

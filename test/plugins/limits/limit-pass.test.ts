@@ -12,6 +12,7 @@ import { createContainer, asValue, type AwilixContainer } from 'awilix';
 import { getOperationAST, parse, type FragmentDefinitionNode } from 'graphql';
 import { createHooks, type KernelHooks, type LimitContext } from '../../../core/hooks.js';
 import { HOOK_PATH, LimitGate, tapLimit } from '../../../core/graphql/execute/limit-pass.js';
+import { tapRoleLimit } from '../../../plugins/metadata/api-limits/tap-role-limit.js';
 import { EngineError } from '../../../core/errors.js';
 import { makeSession, type Session } from '../../../core/auth/session.js';
 import type { SchemaCache } from '../../../core/schema-cache/cache.js';
@@ -227,6 +228,29 @@ describe('the synchronous limit pass', function () {
     ran.length = 0;
     await viaHook(hooks, OPERATIONS.shallow, second, makeSession('user', {}));
     expect(ran).to.deep.equal(['generic user']);
+  });
+
+  it("runs a role-limit tap's prepared check, prepared once per snapshot and role with the role's value", async () => {
+    const prepared: string[] = [];
+    const ran: string[] = [];
+    tapRoleLimit(container, hooks, {
+      name: 'third/role-depth',
+      limit: 'depth',
+      check: (ctx, value) => {
+        ran.push(`check ${ctx.session.role} ${value}`);
+      },
+      prepare: (value, _limits, role) => {
+        prepared.push(`${role} ${value}`);
+        return (ctx) => {
+          ran.push(`prepared ${ctx.session.role} ${value}`);
+        };
+      },
+    });
+    const cache = snapshot({ depth_limit: { global: 30, per_role: { guest: 3 } } });
+    const admit = (role: string) => gate.admit(OPERATIONS.shallow, cache, makeSession(role, {}), { endpoint: 'graphql', ip: '', operationCount: 1 });
+    for (const role of ['user', 'guest', 'user']) admit(role);
+    expect(prepared).to.deep.equal(['user 30', 'guest 3']);
+    expect(ran).to.deep.equal(['prepared user 30', 'prepared guest 3', 'prepared user 30']);
   });
 
   it('runs plain synchronous taps in the pass, and checks after one that waits only once it is done', async () => {
