@@ -104,7 +104,6 @@ export default definePlugin({
       name: PLUGIN_ID,
       stage: Stage.LATE,
       limit: 'rate',
-      check: (ctx, config, limits) => take(ctx, roleRate(limits, config, ctx.session.role)),
       // The gate's pass for one role: its rate found once, not per request.
       prepare: (config, limits, role) => {
         const rate = roleRate(limits, config, role);

@@ -6,22 +6,26 @@
 import { tapLimit, type AwilixContainer, type LimitCheck, type LimitContext, type SchemaCache } from '../../../core/sdk/index.js';
 import { limitIsSet, roleLimits, type RoleLimits } from './limits.js';
 
-export interface RoleLimitTap<K extends keyof RoleLimits> {
+interface RoleLimitTapBase<K extends keyof RoleLimits> {
   /** The plugin id. */
   name: string;
   /** Order inside `onRequestLimit` (Stage); default 0. */
   stage?: number;
   /** Which of the role's limits the enforcer applies. */
   limit: K;
-  /** Passes by returning, refuses by throwing; returns a promise only when it must wait. */
-  check(ctx: LimitContext, value: NonNullable<RoleLimits[K]>, limits: RoleLimits): void | Promise<void>;
-  /**
-   * The check of one role's requests in one snapshot, with what depends only on the role's value
-   * worked out once (when the gate builds the role's pass) instead of per request. Absent: `check`
-   * with the value. Must decide as `check` does.
-   */
-  prepare?(value: NonNullable<RoleLimits[K]>, limits: RoleLimits, role: string): LimitCheck;
 }
+
+/**
+ * An enforcer gives either `check`, which passes by returning, refuses by throwing and returns a
+ * promise only when it must wait, or `prepare`, which returns such a check for one role's requests
+ * in one snapshot, with what depends only on the role's value worked out once (when the gate
+ * builds the role's pass) instead of per request.
+ */
+export type RoleLimitTap<K extends keyof RoleLimits> = RoleLimitTapBase<K> &
+  (
+    | { check(ctx: LimitContext, value: NonNullable<RoleLimits[K]>, limits: RoleLimits): void | Promise<void>; prepare?: never }
+    | { prepare(value: NonNullable<RoleLimits[K]>, limits: RoleLimits, role: string): LimitCheck; check?: never }
+  );
 
 export function tapRoleLimit<K extends keyof RoleLimits>(container: AwilixContainer, hooks: Parameters<typeof tapLimit>[1], tap: RoleLimitTap<K>): void {
   /** The check of `role`'s requests in a snapshot; undefined when the role has no such limit. */
@@ -30,7 +34,9 @@ export function tapRoleLimit<K extends keyof RoleLimits>(container: AwilixContai
     const value = limits[tap.limit];
     if (value === undefined) return undefined;
     const set = value as NonNullable<RoleLimits[K]>;
-    return tap.prepare ? tap.prepare(set, limits, role) : (ctx) => tap.check(ctx, set, limits);
+    if (tap.prepare) return tap.prepare(set, limits, role);
+    const check = tap.check;
+    return (ctx) => check(ctx, set, limits);
   };
   tapLimit(container, hooks, {
     name: tap.name,

@@ -236,9 +236,6 @@ describe('the synchronous limit pass', function () {
     tapRoleLimit(container, hooks, {
       name: 'third/role-depth',
       limit: 'depth',
-      check: (ctx, value) => {
-        ran.push(`check ${ctx.session.role} ${value}`);
-      },
       prepare: (value, _limits, role) => {
         prepared.push(`${role} ${value}`);
         return (ctx) => {
