@@ -283,14 +283,17 @@ export class PgSourcePool implements PgQueryable {
         if (watch?.fired) throw timeLimitExceeded();
         throw connectionEngineError(err, this.secrets);
       }
+      // Whatever statement the cancel hit, the cause is the time limit. No ROLLBACK: the
+      // connection is not reused (`clear` below), and closing it ends the transaction, where a
+      // ROLLBACK would cost a round trip and, on a stalled backend, hold the answer until the
+      // stall guard closed the connection anyway.
+      if (watch?.fired) throw timeLimitExceeded();
       try {
         // Also harmless after a failed COMMIT, which has already ended the transaction.
         await client.query('ROLLBACK');
       } catch (rollbackErr) {
         broken = rollbackErr as Error;
       }
-      // Whatever statement the cancel hit, the cause is the time limit.
-      if (watch?.fired) throw timeLimitExceeded();
       throw err;
     } finally {
       const cancelled = watch?.clear();

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import net from 'node:net';
 import { expect } from 'chai';
+import pg from 'pg';
 import { EngineError } from '../../../../core/errors.js';
 import { resolvePgSourceConfiguration } from '../../../../plugins/db/postgres/connection-info.js';
 import { APPLICATION_NAME, PgSourcePool } from '../../../../plugins/db/postgres/pool.js';
@@ -172,6 +173,54 @@ describe('db/postgres pool', function () {
         pool.withTransaction('read-committed', true, (tx) => tx.query(`INSERT INTO item VALUES (4, 'd')`)),
       );
       expect((e as { code?: string }).code).to.equal('25006');
+    });
+
+    it('past its deadline: cancels the statement, answers time-limit-exceeded, and closes the connection instead of sending ROLLBACK', async () => {
+      const p = new PgSourcePool(resolvedFor(dbName, { pool_settings: { max_connections: 1 } }));
+      const sent: string[] = [];
+      const query = pg.Client.prototype.query;
+      // Records what the pool's client sends (the real client still sends it).
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const first = args[0];
+        sent.push(typeof first === 'string' ? first : String((first as { text?: unknown }).text));
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      let pid = 0;
+      try {
+        const started = Date.now();
+        const e = await rejection(
+          p.withTransaction(
+            'read-committed',
+            false,
+            async (tx) => {
+              pid = (await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+              await tx.query(`INSERT INTO item VALUES (5, 'e')`);
+              await tx.query('SELECT pg_sleep(30)');
+            },
+            Date.now() + 300,
+          ),
+        );
+        expect((e as EngineError).code).to.equal('time-limit-exceeded');
+        expect(Date.now() - started).to.be.below(5000);
+      } finally {
+        pg.Client.prototype.query = query;
+      }
+      try {
+        expect(sent).to.include('SELECT pg_sleep(30)');
+        expect(sent).to.not.include('ROLLBACK');
+        // Closing the connection ended the transaction: the insert is gone, and so is the backend.
+        expect((await pool.query('SELECT count(*)::int AS n FROM item')).rows[0]).to.deep.equal({ n: 0 });
+        for (let i = 0; i < 50; i++) {
+          const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [pid]);
+          if (rows[0]!.n === 0) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        expect((await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [pid])).rows[0]!.n).to.equal(0);
+        // The pool opens a fresh connection for the next transaction.
+        expect(await p.withTransaction('read-committed', true, (tx) => tx.queryJsonText(undefined, 'SELECT to_json(1)'))).to.equal('1');
+      } finally {
+        await p.close();
+      }
     });
 
     it('refuses use of the handle after the transaction ended', async () => {
