@@ -5,6 +5,7 @@
 # Debian's packages on a machine that has none (then lets root in over TCP without a password,
 # as the machines of this project are set up).
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/apt.sh"
 
 ready() { mariadb -h 127.0.0.1 -P 3306 -u root -e 'SELECT 1' >/dev/null 2>&1; }
 
@@ -13,9 +14,8 @@ if command -v mariadb >/dev/null 2>&1 && ready; then exit 0; fi
 installed=0
 if [ ! -x /usr/sbin/mariadbd ]; then
   echo "ensure-mariadb: installing MariaDB from Debian's packages"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get -o DPkg::Lock::Timeout=300 update -qq
-  apt-get -o DPkg::Lock::Timeout=300 install -y -qq mariadb-server mariadb-client >/dev/null
+  apt_update
+  apt_install mariadb-server mariadb-client
   installed=1
 fi
 

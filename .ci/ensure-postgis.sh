@@ -3,6 +3,7 @@
 # ltree extensions, which the extension-type tests create in their own databases. Installs
 # Debian's postgresql-<major>-postgis-3 for whatever major version the server runs.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/apt.sh"
 
 available() {
   psql -h 127.0.0.1 -U postgres -d postgres -tAc \
@@ -13,10 +14,8 @@ if [ "$(available)" = "3" ]; then exit 0; fi
 
 major=$(psql -h 127.0.0.1 -U postgres -d postgres -tAc "show server_version_num" | cut -c1-2)
 echo "ensure-postgis: installing postgresql-${major}-postgis-3"
-export DEBIAN_FRONTEND=noninteractive
-apt-get -o DPkg::Lock::Timeout=300 update -qq
-apt-get -o DPkg::Lock::Timeout=300 install -y -qq "postgresql-${major}-postgis-3" "postgresql-contrib" >/dev/null 2>&1 ||
-  apt-get -o DPkg::Lock::Timeout=300 install -y -qq "postgresql-${major}-postgis-3" >/dev/null
+apt_update
+apt_install "postgresql-${major}-postgis-3" "postgresql-contrib" 2>/dev/null || apt_install "postgresql-${major}-postgis-3"
 
 if [ "$(available)" != "3" ]; then
   echo "ensure-postgis: postgis, postgis_raster or ltree is still not available" >&2

@@ -3,6 +3,7 @@
 # password, as the integration tests expect. Starts the machine's cluster if it is stopped, and
 # installs PostgreSQL from Debian's packages on a machine that has none.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/apt.sh"
 
 ready() { pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; }
 
@@ -10,9 +11,8 @@ if ready; then exit 0; fi
 
 if ! ls /etc/postgresql/*/main >/dev/null 2>&1; then
   echo "ensure-postgres: installing PostgreSQL from Debian's packages"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get -o DPkg::Lock::Timeout=300 update -qq
-  apt-get -o DPkg::Lock::Timeout=300 install -y -qq postgresql >/dev/null
+  apt_update
+  apt_install postgresql
 fi
 
 version=$(ls /etc/postgresql | sort -V | tail -n 1)

@@ -3,6 +3,7 @@
 # instances sharing one Redis). Starts the machine's Redis if it is stopped, and installs it from
 # Debian's packages on a machine that has none. It keeps nothing on disk.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/apt.sh"
 
 ready() { redis-cli -h 127.0.0.1 -p 6379 ping 2>/dev/null | grep -q PONG; }
 
@@ -10,9 +11,8 @@ if command -v redis-cli >/dev/null 2>&1 && ready; then exit 0; fi
 
 if ! command -v redis-server >/dev/null 2>&1; then
   echo "ensure-redis: installing Redis from Debian's packages"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get -o DPkg::Lock::Timeout=300 update -qq
-  apt-get -o DPkg::Lock::Timeout=300 install -y -qq redis-server >/dev/null
+  apt_update
+  apt_install redis-server
 fi
 
 mkdir -p /var/lib/redis /var/log/redis
