@@ -6,7 +6,11 @@
  * set and the other without; then they swap. Whatever the host does during a phase falls on both
  * alike, and the swap cancels what differs between the two processes (heap layout, code caches).
  * A scenario's cost is the median over rounds of (limited CPU per request ÷ unlimited CPU per
- * request) − 1, each phase's ratio taken within the phase.
+ * request) − 1, each phase's ratio taken within the phase; the report also gives the mean with its
+ * standard error, the same for the engine's user CPU alone (the limits' own code runs there) and
+ * its system CPU, and the mean over the phases with A limited and with B limited: on this host the
+ * two engines differ by a few percent whichever has the limits (the first one started costs more
+ * per request), which the swap cancels in the mean but which widens the spread.
  *
  * The load is paced: each wrk connection waits `--delay-ms` (2 ms by default) after an answer. Under
  * a closed loop (wrk's default, `--delay-ms 0`) an engine that answers a little slower gets fewer
@@ -29,7 +33,7 @@ import pg from 'pg';
 import { ADMIN_HEADERS, configureEngine, postJson, startEngineProcess, type EngineProcess } from './engine-process.js';
 import { QUERIES } from './queries.js';
 import { LIMITS, RATE_ONLY, WITH_RATE, WITH_ROLE_RATE } from './limits.js';
-import { processCpuMicros, redisServerPid } from './proc.js';
+import { processCpuMicros, processCpuSplitMicros, redisServerPid } from './proc.js';
 import { benchArgs, isMain, median, repoRootOf, withBenchDatabase, writeBenchReport, type RoundRobinOptions } from './round-robin.js';
 import { runWrk, type WrkResult, type WrkTarget } from './wrk.js';
 
@@ -82,9 +86,20 @@ export interface PairedOptions extends RoundRobinOptions {
   delayMs?: number | undefined;
 }
 
+/** Engine CPU per request in a phase: the total, and its user and system parts. */
+interface PhaseCpu {
+  cpuUs: number;
+  userUs: number;
+  systemUs: number;
+  /** The main thread's part of cpuUs (the rest ran on V8's GC and compiler threads and libuv's pool). */
+  mainThreadUs: number;
+}
+
 export interface PhaseRun {
-  limited: WrkResult & { cpuUs: number; storeCpuUs: number };
-  unlimited: WrkResult & { cpuUs: number };
+  /** Which engine had the limits: the swap's halves, whose means differ by the engines' own bias. */
+  limitedSide: 'A' | 'B';
+  limited: WrkResult & PhaseCpu & { storeCpuUs: number };
+  unlimited: WrkResult & PhaseCpu;
 }
 
 export interface PairedResult {
@@ -95,6 +110,20 @@ export interface PairedResult {
   medianStoreCpuUs: number;
   /** Median over phases of limited ÷ unlimited engine CPU per request, − 1. */
   engineCost: number;
+  /** The mean of the same ratios − 1, and its standard error. */
+  engineCostMean: number;
+  engineCostError: number;
+  /**
+   * The same median for the engine's user CPU alone (its own code, where the limits run) and for
+   * its system CPU (syscalls, and on loopback the TCP work of delivering its writes to wrk and
+   * PostgreSQL, which moves with how the processes' timing falls on the host's two cores).
+   */
+  userCost: number;
+  userCostMean: number;
+  userCostError: number;
+  systemCost: number;
+  /** Mean engine-CPU cost over the phases with A limited, and with B limited. */
+  engineCostBySide: { A: number; B: number };
   /** The same with the store's CPU added to the limited side. */
   totalCost: number;
   /** Median over phases of 1 − limited ÷ unlimited req/s. */
@@ -165,12 +194,15 @@ export async function runPairedLimitsBench(opts: PairedOptions): Promise<PairedR
     });
     const perSide = Math.max(1, Math.floor(opts.connections / 2));
     let seed = 1;
-    const timed = async (engine: EngineProcess): Promise<WrkResult & { cpuUs: number }> => {
-      const cpu0 = processCpuMicros(engine.pid);
+    const timed = async (engine: EngineProcess): Promise<WrkResult & PhaseCpu> => {
+      const cpu0 = processCpuSplitMicros(engine.pid);
       const r = await runWrk(target(engine), perSide, opts.durationSeconds, workDir, seed++);
-      const cpu = processCpuMicros(engine.pid) - cpu0;
+      const cpu1 = processCpuSplitMicros(engine.pid);
       if (r.badStatus || r.badBody || r.socketErrors) throw new Error(`${r.badStatus} bad statuses, ${r.badBody} bad bodies, ${r.socketErrors} socket errors`);
-      return { ...r, cpuUs: cpu / Math.max(r.requests, 1) };
+      const n = Math.max(r.requests, 1);
+      const userUs = (cpu1.userUs - cpu0.userUs) / n;
+      const systemUs = (cpu1.systemUs - cpu0.systemUs) / n;
+      return { ...r, cpuUs: userUs + systemUs, userUs, systemUs, mainThreadUs: (cpu1.mainThreadUs - cpu0.mainThreadUs) / n };
     };
     const phases = new Map<string, PhaseRun[]>(chosen.map((s) => [s.name, []]));
     for (let round = 0; round < opts.rounds; round++) {
@@ -190,11 +222,11 @@ export async function runPairedLimitsBench(opts: PairedOptions): Promise<PairedR
           const [l, u] = await Promise.all([timed(limited), timed(unlimited)]);
           const storeUs =
             s.store === 'redis' ? (redisPid === undefined ? 0 : processCpuMicros(redisPid) - (store0 as number)) : cpuSince(store0 as Map<number, number>, await rateBackendsCpu(admin));
-          const phase: PhaseRun = { limited: { ...l, storeCpuUs: storeUs / Math.max(l.requests, 1) }, unlimited: u };
+          const phase: PhaseRun = { limitedSide: limited === a ? 'A' : 'B', limited: { ...l, storeCpuUs: storeUs / Math.max(l.requests, 1) }, unlimited: u };
           phases.get(s.name)!.push(phase);
           opts.log(
-            `round ${round + 1} ${s.name} (limited: ${limited === a ? 'A' : 'B'}): limited ${l.rps.toFixed(0)} req/s, ${l.cpuUs.toFixed(1)} + ${phase.limited.storeCpuUs.toFixed(1)} µs/req; ` +
-              `unlimited ${u.rps.toFixed(0)} req/s, ${u.cpuUs.toFixed(1)} µs/req`,
+            `round ${round + 1} ${s.name} (limited: ${phase.limitedSide}): limited ${l.rps.toFixed(0)} req/s, ${l.cpuUs.toFixed(1)} + ${phase.limited.storeCpuUs.toFixed(1)} µs/req; ` +
+              `unlimited ${u.rps.toFixed(0)} req/s, ${u.cpuUs.toFixed(1)} µs/req; user ${l.userUs.toFixed(1)} / ${u.userUs.toFixed(1)}, system ${l.systemUs.toFixed(1)} / ${u.systemUs.toFixed(1)}, main thread ${l.mainThreadUs.toFixed(1)} / ${u.mainThreadUs.toFixed(1)} µs/req`,
           );
         }
       }
@@ -202,18 +234,39 @@ export async function runPairedLimitsBench(opts: PairedOptions): Promise<PairedR
     for (const [a, b] of pairs.values()) await Promise.all([setLimits(a, null), setLimits(b, null)]);
     return chosen.map((s) => {
       const ps = phases.get(s.name)!;
+      const engine = ps.map((p) => p.limited.cpuUs / p.unlimited.cpuUs - 1);
+      const user = ps.map((p) => p.limited.userUs / p.unlimited.userUs - 1);
       return {
         name: s.name,
         phases: ps,
         medianLimitedCpuUs: median(ps.map((p) => p.limited.cpuUs)),
         medianUnlimitedCpuUs: median(ps.map((p) => p.unlimited.cpuUs)),
         medianStoreCpuUs: median(ps.map((p) => p.limited.storeCpuUs)),
-        engineCost: median(ps.map((p) => p.limited.cpuUs / p.unlimited.cpuUs)) - 1,
+        engineCost: median(engine),
+        engineCostMean: mean(engine),
+        engineCostError: standardError(engine),
+        userCost: median(user),
+        userCostMean: mean(user),
+        userCostError: standardError(user),
+        systemCost: median(ps.map((p) => p.limited.systemUs / p.unlimited.systemUs)) - 1,
+        engineCostBySide: { A: mean(engine.filter((_, i) => ps[i]!.limitedSide === 'A')), B: mean(engine.filter((_, i) => ps[i]!.limitedSide === 'B')) },
         totalCost: median(ps.map((p) => (p.limited.cpuUs + p.limited.storeCpuUs) / p.unlimited.cpuUs)) - 1,
         rpsCost: median(ps.map((p) => 1 - p.limited.rps / p.unlimited.rps)),
       };
     });
   });
+}
+
+function mean(xs: readonly number[]): number {
+  return xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1);
+}
+
+/** The standard error of the mean (0 with fewer than two values). */
+function standardError(xs: readonly number[]): number {
+  if (xs.length < 2) return 0;
+  const m = mean(xs);
+  const variance = xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1);
+  return Math.sqrt(variance / xs.length);
 }
 
 export function pairedReport(results: readonly PairedResult[], opts: Pick<PairedOptions, 'rounds' | 'durationSeconds' | 'connections' | 'delayMs'>): string {
@@ -223,11 +276,11 @@ export function pairedReport(results: readonly PairedResult[], opts: Pick<Paired
     `Paired phases: ${opts.rounds} rounds × 2 phases of ${opts.durationSeconds} s, wrk c=${Math.max(1, Math.floor(opts.connections / 2))} per engine, ` +
       `${opts.delayMs === undefined ? 'closed loop' : `${opts.delayMs} ms between an answer and a connection's next request`}, Q7.`,
     '',
-    '| scenario | engine CPU µs/req, limited | unlimited (same phases) | store CPU µs/req | cost: engine CPU | cost: engine + store CPU | phases (engine CPU) | cost: req/s |',
-    '|---|---|---|---|---|---|---|---|',
+    '| scenario | engine CPU µs/req, limited | unlimited (same phases) | store CPU µs/req | cost: engine CPU (median; mean ± SE) | cost: engine + store CPU | phases (engine CPU) | cost: engine user CPU (median; mean ± SE) | cost: engine system CPU | mean cost, A limited / B limited | cost: req/s |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...results.map(
       (r) =>
-        `| ${r.name} | ${r.medianLimitedCpuUs.toFixed(1)} | ${r.medianUnlimitedCpuUs.toFixed(1)} | ${r.medianStoreCpuUs.toFixed(1)} | ${pct(r.engineCost)} | ${pct(r.totalCost)} | ${spread(r.phases.map((p) => p.limited.cpuUs / p.unlimited.cpuUs - 1))} | ${pct(r.rpsCost)} |`,
+        `| ${r.name} | ${r.medianLimitedCpuUs.toFixed(1)} | ${r.medianUnlimitedCpuUs.toFixed(1)} | ${r.medianStoreCpuUs.toFixed(1)} | ${pct(r.engineCost)}; ${pct(r.engineCostMean)} ± ${pct(r.engineCostError)} | ${pct(r.totalCost)} | ${spread(r.phases.map((p) => p.limited.cpuUs / p.unlimited.cpuUs - 1))} | ${pct(r.userCost)}; ${pct(r.userCostMean)} ± ${pct(r.userCostError)} | ${pct(r.systemCost)} | ${pct(r.engineCostBySide.A)} / ${pct(r.engineCostBySide.B)} | ${pct(r.rpsCost)} |`,
     ),
   ].join('\n');
 }

@@ -84,6 +84,12 @@ describe('bench:limits:paired (smoke)', function () {
       for (const p of r.phases) {
         expect(p.limited.requests, r.name).to.be.above(0);
         expect(p.unlimited.requests, r.name).to.be.above(0);
+        // The user and system parts make up the engine's CPU, on both sides.
+        for (const side of [p.limited, p.unlimited]) {
+          expect(side.userUs, r.name).to.be.at.least(0);
+          expect(side.systemUs, r.name).to.be.at.least(0);
+          expect(side.userUs + side.systemUs, r.name).to.be.closeTo(side.cpuUs, 1e-9);
+        }
       }
     }
   });

@@ -94,26 +94,41 @@ interface ProcStat {
   ppid: number;
   /** utime + stime, ticks. */
   own: number;
+  /** utime alone, ticks. */
+  user: number;
   /** cutime + cstime: children that exited and were waited for. */
   children: number;
 }
 
-function procStat(pid: number): ProcStat | null {
+function procStat(pid: number, tid?: number): ProcStat | null {
   let text: string;
   try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    text = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
   } catch {
     return null;
   }
   // The command name may hold spaces and parentheses; the fields after the last ')' are fixed.
   const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { ppid: Number(f[1]), own: Number(f[11]) + Number(f[12]), children: Number(f[13]) + Number(f[14]) };
+  return { ppid: Number(f[1]), own: Number(f[11]) + Number(f[12]), user: Number(f[11]), children: Number(f[13]) + Number(f[14]) };
 }
 
 /** CPU microseconds a process has used (user + system). */
 export function processCpuMicros(pid: number): number {
   const s = procStat(pid);
   return s ? (s.own * 1e6) / CLK_TCK : 0;
+}
+
+/**
+ * CPU microseconds a process has used, split: in its own code (user) and in the kernel on its
+ * behalf (system: its syscalls, and on loopback the receiving side's TCP work its writes do); and
+ * how much of the whole its main thread used (the rest: V8's GC and compiler threads, libuv's pool).
+ */
+export function processCpuSplitMicros(pid: number): { userUs: number; systemUs: number; mainThreadUs: number } {
+  const s = procStat(pid);
+  // The main thread's task has the process's id; the others are V8's (GC, compiler) and libuv's.
+  const main = procStat(pid, pid);
+  if (!s) return { userUs: 0, systemUs: 0, mainThreadUs: 0 };
+  return { userUs: (s.user * 1e6) / CLK_TCK, systemUs: ((s.own - s.user) * 1e6) / CLK_TCK, mainThreadUs: main ? (main.own * 1e6) / CLK_TCK : 0 };
 }
 
 /**
