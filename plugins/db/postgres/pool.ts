@@ -335,10 +335,11 @@ export class PgSourcePool implements PgQueryable {
       return implicit ? rows : rows.slice(prefix.length, -1);
     } catch (err) {
       const cause = err instanceof PipelineStepError ? err.cause : err;
-      if (isConnectionError(cause)) {
-        broken = cause as Error;
-        throw connectionEngineError(cause, this.secrets);
-      }
+      if (isConnectionError(cause)) broken = cause as Error;
+      // The deadline, whether its cancel hit a step or the stall guard had to close the connection.
+      // No ROLLBACK, as in withTransaction: the connection is not reused, and closing it ends the block.
+      if (watch?.fired) throw timeLimitExceeded();
+      if (broken) throw connectionEngineError(cause, this.secrets);
       // An implicit block is over (rolled back at the Sync) unless the pipeline never finished
       // (index -1: a stalled path); an explicit one stays aborted until ROLLBACK.
       if (!implicit || !(err instanceof PipelineStepError) || err.index < 0) {
@@ -349,7 +350,6 @@ export class PgSourcePool implements PgQueryable {
           broken = rollbackErr as Error;
         }
       }
-      if (watch?.fired) throw timeLimitExceeded();
       if (err instanceof PipelineStepError && !implicit) {
         // A failure in the prefix (BEGIN, the isolation read) is BEGIN's.
         throw new PipelineStepError(err.index < 0 ? err.index : Math.max(-1, err.index - prefix.length), cause);

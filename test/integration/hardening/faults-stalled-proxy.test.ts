@@ -135,6 +135,16 @@ describe('faults: the database behind a stalling TCP proxy (integration)', funct
       let ok = false;
       while (!ok && Date.now() - started < 10_000) ok = (await timed(limited, ITEM_QUERY, asUser(1))).ok;
       expect(ok, 'served again once the proxy forwards').to.equal(true);
+      // A mutation (its transaction in one round trip) stalled the same way: still the time limit,
+      // not a connection error, and nothing written.
+      const rename = { query: 'mutation { update_item_by_pk(pk_columns: {id: 3}, _set: {name: "stalled"}) { id } }' };
+      // Item 3 is user 1's (ITEMS_ROWS_SQL: owner (id % 3) + 1).
+      proxy.stall();
+      const write = await timed(limited, rename, asUser(1));
+      proxy.resume();
+      expect(write.code, JSON.stringify(write)).to.equal('time-limit-exceeded');
+      expect(write.ms).to.be.lessThan(4_000);
+      expect((await db.sql(`SELECT count(*)::int AS n FROM item WHERE name = 'stalled'`)).rows[0].n).to.equal(0);
     } finally {
       proxy.resume();
       await metadata(limited, { type: 'remove_api_limits', args: {} }, ADMIN);

@@ -37,6 +37,18 @@ async function closedPort(): Promise<number> {
 }
 
 
+/** Records the text of every query a pg client sends until `restore` (the real client still sends them). */
+function spyOnQueries(): { sent: string[]; restore: () => void } {
+  const sent: string[] = [];
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const first = args[0];
+    sent.push(typeof first === 'string' ? first : String((first as { text?: unknown }).text));
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  return { sent, restore: () => (pg.Client.prototype.query = query) };
+}
+
 describe('db/postgres pool', function () {
   this.timeout(30_000);
   let dbName: string;
@@ -52,6 +64,13 @@ describe('db/postgres pool', function () {
     await pool?.close();
     if (dbName) await dropTestDatabase(dbName);
   });
+
+  /** Waits (up to 5 s) until the server has no backend `pid` any more: its connection was closed. */
+  async function backendGone(pid: number): Promise<void> {
+    const count = async () => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [pid])).rows[0]!.n;
+    for (let i = 0; i < 50 && (await count()) > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await count(), `backend ${pid}`).to.equal(0);
+  }
 
   describe('queryJsonText', () => {
     it('returns json exactly as PostgreSQL rendered it', async () => {
@@ -177,14 +196,7 @@ describe('db/postgres pool', function () {
 
     it('past its deadline: cancels the statement, answers time-limit-exceeded, and closes the connection instead of sending ROLLBACK', async () => {
       const p = new PgSourcePool(resolvedFor(dbName, { pool_settings: { max_connections: 1 } }));
-      const sent: string[] = [];
-      const query = pg.Client.prototype.query;
-      // Records what the pool's client sends (the real client still sends it).
-      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-        const first = args[0];
-        sent.push(typeof first === 'string' ? first : String((first as { text?: unknown }).text));
-        return (query as (...a: unknown[]) => unknown).apply(this, args);
-      } as typeof query;
+      const spy = spyOnQueries();
       let pid = 0;
       try {
         const started = Date.now();
@@ -203,21 +215,37 @@ describe('db/postgres pool', function () {
         expect((e as EngineError).code).to.equal('time-limit-exceeded');
         expect(Date.now() - started).to.be.below(5000);
       } finally {
-        pg.Client.prototype.query = query;
+        spy.restore();
       }
       try {
-        expect(sent).to.include('SELECT pg_sleep(30)');
-        expect(sent).to.not.include('ROLLBACK');
+        expect(spy.sent).to.include('SELECT pg_sleep(30)');
+        expect(spy.sent).to.not.include('ROLLBACK');
         // Closing the connection ended the transaction: the insert is gone, and so is the backend.
         expect((await pool.query('SELECT count(*)::int AS n FROM item')).rows[0]).to.deep.equal({ n: 0 });
-        for (let i = 0; i < 50; i++) {
-          const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [pid]);
-          if (rows[0]!.n === 0) break;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        expect((await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [pid])).rows[0]!.n).to.equal(0);
+        await backendGone(pid);
         // The pool opens a fresh connection for the next transaction.
         expect(await p.withTransaction('read-committed', true, (tx) => tx.queryJsonText(undefined, 'SELECT to_json(1)'))).to.equal('1');
+      } finally {
+        await p.close();
+      }
+    });
+
+    it('in one round trip, past its deadline: time-limit-exceeded, nothing written, no ROLLBACK', async () => {
+      const p = new PgSourcePool(resolvedFor(dbName, { pool_settings: { max_connections: 1 } }));
+      const spy = spyOnQueries();
+      try {
+        // Not the connection's default isolation: an explicit BEGIN, which an error leaves open.
+        const e = await rejection(
+          p.transactionInOneTrip('serializable', [{ text: `INSERT INTO item VALUES (6, 'f')` }, { text: 'SELECT pg_sleep(30)' }], Date.now() + 300),
+        );
+        expect((e as EngineError).code).to.equal('time-limit-exceeded');
+      } finally {
+        spy.restore();
+      }
+      try {
+        expect(spy.sent).to.not.include('ROLLBACK');
+        expect((await pool.query('SELECT count(*)::int AS n FROM item')).rows[0]).to.deep.equal({ n: 0 });
+        expect(await p.transactionInOneTrip('read-committed', [{ text: 'SELECT 1::text' }])).to.deep.equal([[['1']]]);
       } finally {
         await p.close();
       }
