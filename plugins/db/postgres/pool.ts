@@ -15,7 +15,7 @@ import {
   isStatementError,
   scrubbedMessage,
 } from './pg-errors.js';
-import { StatementDeadline, checkNotPassed, timeLimitExceeded } from './statement-deadline.js';
+import { StatementDeadline, checkNotPassed, timeLimitExceeded, waitForConnection } from './statement-deadline.js';
 import { EngineError, SpanKind, engineWorkerCount, tracing } from '../../../core/sdk/index.js';
 import { PipelineStepError, runPipeline, type PipelineRows, type PipelineStep } from './pipeline.js';
 import { stallGuardPoolConfig } from './stall-guard.js';
@@ -205,7 +205,7 @@ export class PgSourcePool implements PgQueryable {
   // Written out rather than via runOn(): this runs once per GraphQL operation, so no closure.
   /** `deadline` (a Date.now() time): the statement is cancelled in the database when it passes. */
   async queryJsonText(name: string | undefined, text: string, values?: readonly unknown[], deadline?: number): Promise<string | null> {
-    const client = await this.acquire();
+    const client = await this.acquireBy(deadline);
     let broken: Error | undefined;
     let watch: StatementDeadline | undefined;
     try {
@@ -259,7 +259,7 @@ export class PgSourcePool implements PgQueryable {
     deadline?: number,
     prefix: readonly PipelineStep[] = [],
   ): Promise<T> {
-    const client = await this.acquire();
+    const client = await this.acquireBy(deadline);
     const tx = new TransactionHandle(client, this.usePreparedStatements, this.secrets);
     let broken: Error | undefined;
     let watch: StatementDeadline | undefined;
@@ -314,7 +314,7 @@ export class PgSourcePool implements PgQueryable {
    * Connection failures and the deadline are mapped here, as withTransaction does.
    */
   async transactionInOneTrip(isolation: IsolationLevel, steps: readonly PipelineStep[], deadline?: number): Promise<PipelineRows> {
-    const client = await this.acquire();
+    const client = await this.acquireBy(deadline);
     let broken: Error | undefined;
     let watch: StatementDeadline | undefined;
     const known = defaultIsolationOf.get(client);
@@ -442,6 +442,17 @@ export class PgSourcePool implements PgQueryable {
         `all ${this.maxConnections} connections of the pool stayed busy (pool_settings.pool_timeout, --pool-timeout)`,
       { status: 400, internal: { pool: { max_connections: this.maxConnections, pool_timeout: this.poolTimeoutSeconds, waiting: this.pool.waitingCount } } },
     );
+  }
+
+  /**
+   * A connection, for an operation that must be done by `deadline` (time-limit-exceeded if none is
+   * free by then). An idle connection is handed over at once, so only a wait is watched.
+   */
+  private acquireBy(deadline: number | undefined): Promise<PoolClient> {
+    if (deadline === undefined) return this.acquire();
+    checkNotPassed(deadline);
+    if (this.pool.idleCount > 0) return this.acquire();
+    return waitForConnection(this.acquire(), deadline);
   }
 
   private async acquire(): Promise<PoolClient> {

@@ -40,25 +40,42 @@ export function sendCancelRequest(client: PoolClient): void {
   socket.once('connect', () => socket.end(packet));
 }
 
+/** Something that happens at a deadline unless stopped first: what the watcher's list holds. */
+abstract class DeadlineWatch {
+  /** Neighbours in the watcher's list (null at its ends; undefined while not in it). */
+  prev: DeadlineWatch | null | undefined;
+  next: DeadlineWatch | null | undefined;
+
+  constructor(
+    /** A Date.now() time. */
+    readonly deadline: number,
+  ) {
+    watcher.add(this);
+  }
+
+  /** The deadline passed first (the watch has already left the list). */
+  abstract expire(): void;
+
+  protected stopWatching(): void {
+    watcher.delete(this);
+  }
+}
+
 /**
  * Watches one client for a deadline; `fired` tells whether the statement was cancelled. A cancel
  * request cannot get through a stalled network path either, so when the statement is still
  * running STALL_GRACE_MS after it, the connection is destroyed: the statement fails at once and
  * the pool drops the client.
  */
-export class StatementDeadline {
+export class StatementDeadline extends DeadlineWatch {
   fired = false;
   private grace: NodeJS.Timeout | undefined;
-  /** Neighbours in the watcher's list (null at its ends; undefined while not in it). */
-  prev: StatementDeadline | null | undefined;
-  next: StatementDeadline | null | undefined;
 
   constructor(
     private readonly client: PoolClient,
-    /** A Date.now() time. */
-    readonly deadline: number,
+    deadline: number,
   ) {
-    watcher.add(this);
+    super(deadline);
   }
 
   /** The deadline passed with the statement still running. */
@@ -75,14 +92,64 @@ export class StatementDeadline {
    * unrelated request would fail with "canceling statement due to user request").
    */
   clear(): Error | undefined {
-    watcher.delete(this);
+    this.stopWatching();
     if (this.grace !== undefined) clearTimeout(this.grace);
     return this.fired ? new Error('a cancel request was sent to this connection: not reused') : undefined;
   }
 }
 
+/** A wait for a pool connection that gives up at its deadline (see waitForConnection). */
+class ConnectionWait extends DeadlineWatch {
+  settled = false;
+
+  constructor(
+    deadline: number,
+    private readonly giveUp: (e: EngineError) => void,
+  ) {
+    super(deadline);
+  }
+
+  expire(): void {
+    this.settled = true;
+    this.giveUp(timeLimitExceeded());
+  }
+
+  /** The wait ended before the deadline. */
+  settle(): void {
+    this.settled = true;
+    this.stopWatching();
+  }
+}
+
 /**
- * Every statement under a deadline, and one timer for the earliest deadline among them. With a
+ * `acquiring` (a connection from the pool), given up with time-limit-exceeded at `deadline`: an
+ * operation's time limit covers its wait for a free connection too, which with every connection
+ * busy (and no pool timeout) would otherwise last as long as the busy ones. pg's pool cannot take
+ * back a waiter, so a connection handed over after the deadline goes straight back to the pool.
+ */
+export function waitForConnection(acquiring: Promise<PoolClient>, deadline: number): Promise<PoolClient> {
+  return new Promise<PoolClient>((resolve, reject) => {
+    const wait = new ConnectionWait(deadline, reject);
+    acquiring.then(
+      (client) => {
+        if (wait.settled) client.release();
+        else {
+          wait.settle();
+          resolve(client);
+        }
+      },
+      (e: unknown) => {
+        if (wait.settled) return;
+        wait.settle();
+        reject(e);
+      },
+    );
+  });
+}
+
+/**
+ * Every statement (and wait for a connection) under a deadline, and one timer for the earliest
+ * deadline among them. With a
  * time limit set every statement has a deadline, and a timer of its own per statement (set, then
  * cleared a millisecond later) meant a Node timer list and libuv timer moves per statement. Here
  * a statement's watch joins a doubly linked list (no hashing, unlike a Set of fresh objects, which
@@ -93,11 +160,11 @@ export class StatementDeadline {
  * does, through its socket.
  */
 class DeadlineWatcher {
-  private head: StatementDeadline | null = null;
+  private head: DeadlineWatch | null = null;
   private timer: NodeJS.Timeout | undefined;
   private dueAt = Number.POSITIVE_INFINITY;
 
-  add(watch: StatementDeadline): void {
+  add(watch: DeadlineWatch): void {
     watch.prev = null;
     watch.next = this.head;
     if (this.head !== null) this.head.prev = watch;
@@ -105,7 +172,7 @@ class DeadlineWatcher {
     if (watch.deadline < this.dueAt) this.arm(watch.deadline);
   }
 
-  delete(watch: StatementDeadline): void {
+  delete(watch: DeadlineWatch): void {
     if (watch.prev === undefined) return;
     if (watch.prev === null) this.head = watch.next ?? null;
     else watch.prev.next = watch.next ?? null;

@@ -230,6 +230,33 @@ describe('db/postgres pool', function () {
       }
     });
 
+    it('gives up waiting for a connection at the deadline, and the connection handed over later goes back to the pool', async () => {
+      const p = new PgSourcePool(resolvedFor(dbName, { pool_settings: { max_connections: 1 } }));
+      const callers: Array<[string, (deadline: number) => Promise<unknown>]> = [
+        ['queryJsonText', (d) => p.queryJsonText(undefined, 'SELECT to_json(1)', [], d)],
+        ['withTransaction', (d) => p.withTransaction('read-committed', false, (tx) => tx.query('SELECT 1'), d)],
+        ['transactionInOneTrip', (d) => p.transactionInOneTrip('read-committed', [{ text: 'SELECT 1' }], d)],
+      ];
+      try {
+        for (const [name, call] of callers) {
+          // The pool's only connection stays busy for a second; nothing else frees it.
+          const busy = p.query('SELECT pg_sleep(1)');
+          await new Promise((r) => setTimeout(r, 100));
+          const started = Date.now();
+          const e = await rejection(call(Date.now() + 300));
+          expect((e as EngineError).code, name).to.equal('time-limit-exceeded');
+          expect(Date.now() - started, name).to.be.below(800);
+          await busy;
+          // With one connection, this would wait for ever had the late hand-over not been given back.
+          expect(await p.queryJsonText(undefined, 'SELECT to_json(2)'), name).to.equal('2');
+        }
+        // A free connection is taken under a deadline as before.
+        expect(await p.queryJsonText(undefined, 'SELECT to_json(3)', [], Date.now() + 5000)).to.equal('3');
+      } finally {
+        await p.close();
+      }
+    });
+
     it('in one round trip, past its deadline: time-limit-exceeded, nothing written, no ROLLBACK', async () => {
       const p = new PgSourcePool(resolvedFor(dbName, { pool_settings: { max_connections: 1 } }));
       const spy = spyOnQueries();
