@@ -58,8 +58,9 @@ WHERE key IN (
   FOR UPDATE SKIP LOCKED
 )`;
 
-// Two engines creating the table at once: one of them sees the other's catalog row.
-const ALREADY_CREATED = new Set(['42P07', '23505']);
+// Engines creating the table at once: the ones that lose see another's relation (42P07), its row
+// type (42710: duplicate_object) or a catalog row's unique key (23505); the table is there anyway.
+const ALREADY_CREATED = new Set(['42P07', '42710', '23505']);
 
 export interface PgRateStoreOptions {
   /** The stall guard (STORE_TIMEOUT_MS): connecting, waiting for a row lock, and the statement. */
