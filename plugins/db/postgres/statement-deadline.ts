@@ -149,15 +149,14 @@ export function waitForConnection(acquiring: Promise<PoolClient>, deadline: numb
 
 /**
  * Every statement (and wait for a connection) under a deadline, and one timer for the earliest
- * deadline among them. With a
- * time limit set every statement has a deadline, and a timer of its own per statement (set, then
- * cleared a millisecond later) meant a Node timer list and libuv timer moves per statement. Here
- * a statement's watch joins a doubly linked list (no hashing, unlike a Set of fresh objects, which
- * showed up at about 1.7 µs per statement in a profile); the timer moves only for a deadline
- * earlier than the one it is set for, and when it fires with nothing due (the statements it was
- * set for have finished) it is set again for the earliest one left, so with one time limit it is
- * set about once per limit's length. It does not keep the process alive: a statement in flight
- * does, through its socket.
+ * deadline among them. With a time limit set every statement has a deadline, and a timer of its
+ * own per statement (set, then cleared a millisecond later) meant a Node timer list and libuv
+ * timer moves per statement. Here a statement's watch joins a doubly linked list (no hashing,
+ * unlike a Set of fresh objects, which showed up at about 1.7 µs per statement in a profile); the
+ * timer moves only for a deadline earlier than the one it is set for, and when it fires with
+ * nothing due (the statements it was set for have finished) it is set again for the earliest one
+ * left, so with one time limit it is set about once per limit's length. It does not keep the
+ * process alive: a statement in flight does, through its socket.
  */
 class DeadlineWatcher {
   private head: DeadlineWatch | null = null;
