@@ -37,6 +37,41 @@ export interface CatalogTables {
   applicationName: string;
 }
 
+/** `work` inside one transaction on one connection of `pool`: committed when it returns, rolled back when it throws. */
+export async function catalogTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect().catch((e: unknown) => {
+    throw metadataDatabaseError(e);
+  });
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (e) {
+    // A connection that cannot even roll back is not given back to the pool.
+    await client.query('ROLLBACK').catch(() => {
+      broken = e instanceof Error ? e : new Error(String(e));
+    });
+    throw metadataDatabaseError(e);
+  } finally {
+    client.release(broken);
+  }
+}
+
+/**
+ * Creates a store's tables under its advisory lock: without it, engines starting at once race on
+ * the catalog (a concurrent `CREATE TABLE IF NOT EXISTS` can still fail on the relation, its row
+ * type or a catalog key). Also used by stores with a pool of their own options (the rate limits').
+ */
+export function createCatalogTables(pool: pg.Pool, tables: Pick<CatalogTables, 'ddl' | 'createLock'>): Promise<void> {
+  return catalogTransaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [tables.createLock]);
+    await client.query('CREATE SCHEMA IF NOT EXISTS svc_catalog');
+    await client.query(tables.ddl);
+  });
+}
+
 export class CatalogTableStore {
   protected readonly pool: pg.Pool;
   private readonly ownsPool: boolean;
@@ -61,11 +96,7 @@ export class CatalogTableStore {
 
   /** Creates the tables once; a failed attempt is tried again by the next call. */
   init(): Promise<void> {
-    this.ready ??= this.transaction(async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock($1)', [this.tables.createLock]);
-      await client.query('CREATE SCHEMA IF NOT EXISTS svc_catalog');
-      await client.query(this.tables.ddl);
-    }).catch((e: unknown) => {
+    this.ready ??= createCatalogTables(this.pool, this.tables).catch((e: unknown) => {
       this.ready = undefined;
       throw e;
     });
@@ -80,25 +111,8 @@ export class CatalogTableStore {
   }
 
   /** `work` inside one transaction on one connection: committed when it returns, rolled back when it throws. */
-  protected async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect().catch((e: unknown) => {
-      throw metadataDatabaseError(e);
-    });
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (e) {
-      // A connection that cannot even roll back is not given back to the pool.
-      await client.query('ROLLBACK').catch(() => {
-        broken = e instanceof Error ? e : new Error(String(e));
-      });
-      throw metadataDatabaseError(e);
-    } finally {
-      client.release(broken);
-    }
+  protected transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return catalogTransaction(this.pool, work);
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,7 @@
  * the metadata store it shares a database with.
  */
 import pg from 'pg';
+import { createCatalogTables } from '../../db/postgres/catalog-table-store.js';
 import { STORE_TIMEOUT_MS, type Grant, type RateStore, type Reservation } from './store.js';
 
 const CREATE = `CREATE TABLE IF NOT EXISTS svc_catalog.svc_rate_lease (
@@ -58,9 +59,8 @@ WHERE key IN (
   FOR UPDATE SKIP LOCKED
 )`;
 
-// Engines creating the table at once: the ones that lose see another's relation (42P07), its row
-// type (42710: duplicate_object) or a catalog row's unique key (23505); the table is there anyway.
-const ALREADY_CREATED = new Set(['42P07', '42710', '23505']);
+/** Arbitrary constant naming the advisory lock that serialises creating the table (catalog-table-store.ts). */
+const CREATE_LOCK = 720_011_619;
 
 export interface PgRateStoreOptions {
   /** The stall guard (STORE_TIMEOUT_MS): connecting, waiting for a row lock, and the statement. */
@@ -90,14 +90,10 @@ export class PgRateStore implements RateStore {
   }
 
   private prepare(): Promise<void> {
-    this.ready ??= this.pool.query(CREATE).then(
-      () => undefined,
-      (e: { code?: string }) => {
-        if (ALREADY_CREATED.has(e.code ?? '')) return;
-        this.ready = undefined;
-        throw e;
-      },
-    );
+    this.ready ??= createCatalogTables(this.pool, { ddl: CREATE, createLock: CREATE_LOCK }).catch((e: unknown) => {
+      this.ready = undefined;
+      throw e;
+    });
     return this.ready;
   }
 

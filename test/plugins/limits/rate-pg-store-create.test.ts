@@ -1,8 +1,8 @@
 /**
  * Several engines sharing a metadata database that has no rate-limit table yet each create it on
- * their first reservation (`CREATE TABLE IF NOT EXISTS`), and at the same moment PostgreSQL may
- * answer any of three errors for the one that loses (the relation, its row type or a catalog key
- * already exists). None of them may reach a request: the table is there either way.
+ * their first reservation. Unserialised, concurrent `CREATE TABLE IF NOT EXISTS` statements fail
+ * for the losers (the relation, its row type or a catalog key already exists); the store creates
+ * it under an advisory lock, as the other svc_catalog stores do, so no first request fails.
  */
 import { expect } from 'chai';
 import pg from 'pg';
