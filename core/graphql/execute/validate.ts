@@ -16,6 +16,7 @@ import {
   isNonNullType,
   parse,
   SingleFieldSubscriptionsRule,
+  KnownTypeNamesRule,
   specifiedRules,
   validate,
   visit,
@@ -31,6 +32,8 @@ import {
 import { EngineError } from '../../errors.js';
 import { graphqlDeeperThan, MAX_GRAPHQL_DEPTH, MAX_GRAPHQL_TOKENS } from '../../http/nesting.js';
 import { literalValueProblem } from './validate-values.js';
+import { LazyRoleSchema } from '../schema/lazy-schema.js';
+import { KnownTypeNamesByLookupRule } from './known-type-names.js';
 
 /**
  * Bounded before anything recursive runs: nesting by a linear scan, size by graphql-js's token
@@ -161,7 +164,10 @@ function unknownFieldCheck(schema: GraphQLSchema, document: DocumentNode): Engin
  * place only, is dropped.
  */
 export const MULTIPLE_TOP_LEVEL_FIELDS = '_multiple_top_level_fields';
-const RULES = specifiedRules.filter((r) => r !== SingleFieldSubscriptionsRule);
+// KnownTypeNamesRule lists every type name up front; the by-lookup rule asks for each name it meets.
+const RULES = specifiedRules
+  .filter((r) => r !== SingleFieldSubscriptionsRule)
+  .map((r) => (r === KnownTypeNamesRule ? KnownTypeNamesByLookupRule : r));
 
 const allowsMultipleRootFields = (op: OperationDefinitionNode): boolean =>
   op.operation === 'subscription' && (op.directives ?? []).some((d) => d.name.value === MULTIPLE_TOP_LEVEL_FIELDS);
@@ -191,6 +197,8 @@ function checkSubscriptionRootFields(document: DocumentNode): void {
 }
 
 export function validateDocument(schema: GraphQLSchema, document: DocumentNode): void {
+  // The types the document passes through are built first, so the names it uses are found (lazy-schema.ts).
+  if (schema instanceof LazyRoleSchema) schema.reach(document);
   const unknown = unknownFieldCheck(schema, document);
   if (unknown) throw unknown;
   const allowed = new Set<DirectiveNode>();

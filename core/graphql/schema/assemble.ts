@@ -19,6 +19,7 @@ import {
 } from 'graphql';
 import type { RoleSchema, RootFieldEntry, SchemaDraft } from '../schema-draft.js';
 import { assertValidSchemaOver } from './validate-once.js';
+import { LazyRoleSchema, type LazySchemaParts } from './lazy-schema.js';
 
 export const NO_QUERIES_FIELD = 'no_queries_available';
 const NO_QUERIES_DESCRIPTION =
@@ -73,22 +74,30 @@ export function assembleRoleSchema(draft: SchemaDraft, role: string): RoleSchema
           description: 'query root',
           fields: { [NO_QUERIES_FIELD]: { type: new GraphQLNonNull(GraphQLString), description: NO_QUERIES_DESCRIPTION } },
         });
-  const schema = new GraphQLSchema({
+  const parts: LazySchemaParts = {
     query,
     mutation: draft.mutation.size > 0 ? rootType('mutation_root', 'mutation root', draft.mutation) : null,
     subscription: draft.subscription.size > 0 ? rootType('subscription_root', 'subscription root', draft.subscription, draft.sharedTypes) : null,
     types: draft.types,
-  });
-  // Every thunk is built by now (the constructor collects the types); a broken type fails the
-  // schema build rather than a request. Types an earlier schema held passed then (validate-once.ts).
+  };
+  return {
+    role,
+    schema: new LazyRoleSchema(parts, completeSchema),
+    roots: { query: new Map(draft.query), mutation: new Map(draft.mutation), subscription: new Map(draft.subscription) },
+  };
+}
+
+/**
+ * The complete GraphQLSchema over a role's types (lazy-schema.ts builds it when a request needs
+ * more than the types it reaches): every thunk runs (the constructor collects the types), and a
+ * broken type fails here. Types an earlier schema held passed then (validate-once.ts).
+ */
+function completeSchema(parts: LazySchemaParts): GraphQLSchema {
+  const schema = new GraphQLSchema({ query: parts.query, mutation: parts.mutation, subscription: parts.subscription, types: parts.types });
   const fresh = Object.values(schema.getTypeMap()).filter((type) => !EMPTIES.walked.has(type));
   assertValidSchemaOver(schema, fresh);
   shareEmptyExtensions(schema, fresh);
-  return {
-    role,
-    schema,
-    roots: { query: new Map(draft.query), mutation: new Map(draft.mutation), subscription: new Map(draft.subscription) },
-  };
+  return schema;
 }
 
 /**
