@@ -117,8 +117,40 @@ export interface TableFieldExtension {
 }
 
 export interface RootFieldEntry {
-  config: GraphQLFieldConfig<unknown, unknown>;
+  /** The field's GraphQL config; made when first read on an entry made by `lazyRootEntry`. */
+  readonly config: GraphQLFieldConfig<unknown, unknown>;
+  /**
+   * What makes `config`, on an entry made by `lazyRootEntry`: roles of one read-type group share
+   * it, and it is compared where the configs would be (comparing them would make them).
+   */
+  readonly lazy?: RootFieldConfig;
   planner: RootFieldPlanner;
+}
+
+/**
+ * A root field's config, made when first read. A schema over 1,000 tables has thousands of root
+ * fields, each with arguments naming a table's filter, ordering and column types, and a request
+ * reaches a few (graphql/schema/lazy-schema.ts builds root types field by field).
+ */
+export class RootFieldConfig {
+  private made: GraphQLFieldConfig<unknown, unknown> | null = null;
+
+  constructor(private readonly make: () => GraphQLFieldConfig<unknown, unknown>) {}
+
+  get config(): GraphQLFieldConfig<unknown, unknown> {
+    return (this.made ??= this.make());
+  }
+}
+
+/** A root field whose config is made by `lazy` when first read. */
+export function lazyRootEntry(lazy: RootFieldConfig, planner: RootFieldPlanner): RootFieldEntry {
+  return {
+    get config() {
+      return lazy.config;
+    },
+    lazy,
+    planner,
+  };
 }
 
 export interface SchemaDraft {

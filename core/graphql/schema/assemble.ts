@@ -13,28 +13,23 @@ import {
   isInterfaceType,
   isObjectType,
   type GraphQLArgument,
-  type GraphQLFieldConfig,
-  type GraphQLFieldConfigMap,
   type GraphQLNamedType,
 } from 'graphql';
-import type { RoleSchema, RootFieldEntry, SchemaDraft } from '../schema-draft.js';
+import { lazyRootEntry, type RoleSchema, type RootFieldEntry, type SchemaDraft } from '../schema-draft.js';
 import { assertValidSchemaOver } from './validate-once.js';
-import { LazyRoleSchema, type LazySchemaParts } from './lazy-schema.js';
+import { LazyRoleSchema, LazyRootType, type LazySchemaParts } from './lazy-schema.js';
 
 export const NO_QUERIES_FIELD = 'no_queries_available';
 const NO_QUERIES_DESCRIPTION =
   "There are no queries available to the current role. Either there are no sources or remote schemas configured, or the current role doesn't have the required permissions.";
 
-export function rootFieldMap(entries: ReadonlyMap<string, RootFieldEntry>): GraphQLFieldConfigMap<unknown, unknown> {
-  const out: GraphQLFieldConfigMap<unknown, unknown> = {};
-  for (const name of [...entries.keys()].sort()) out[name] = entries.get(name)!.config;
-  return out;
-}
+/** A root entry's identity: what makes its config when it is made lazily (reading the config would make it), else the config. */
+const configIdentity = (entry: RootFieldEntry): object => entry.lazy ?? entry.config;
 
 /** A root type built over configs of a read-type group (TypeRegistry.rootConfig), with those configs by field name. */
 interface BuiltRoot {
   name: string;
-  configs: ReadonlyMap<string, GraphQLFieldConfig<unknown, unknown>>;
+  configs: ReadonlyMap<string, object>;
   type: GraphQLObjectType;
 }
 
@@ -42,26 +37,27 @@ interface BuiltRoot {
 const builtRoots = new WeakMap<Map<string, GraphQLNamedType>, BuiltRoot[]>();
 
 /**
- * The root type over `entries`. Roles sharing their read types get the same config objects for
- * their read root fields, and most of a role's own schema (beside its write types) was its
- * query and subscription roots: thousands of fields and arguments graphql-js makes per type. So a
- * root whose fields are exactly the configs of one already built for the group is that type.
+ * The root type over `entries`, its fields built as they are read (LazyRootType). Roles sharing
+ * their read types get the same configs for their read root fields, and most of a role's own
+ * schema (beside its write types) was its query and subscription roots: thousands of fields and
+ * arguments graphql-js makes per type. So a root whose fields are exactly the configs of one
+ * already built for the group is that type.
  */
 function rootType(name: string, description: string, entries: ReadonlyMap<string, RootFieldEntry>, shared?: Map<string, GraphQLNamedType>): GraphQLObjectType {
   const built = shared ? builtRoots.get(shared) : undefined;
   for (const b of built ?? []) if (b.name === name && sameConfigs(b.configs, entries)) return b.type;
-  const type = new GraphQLObjectType({ name, description, fields: () => rootFieldMap(entries) });
+  const type = new LazyRootType(name, description, entries);
   if (shared) {
-    const configs = new Map([...entries].map(([field, entry]) => [field, entry.config] as const));
+    const configs = new Map([...entries].map(([field, entry]) => [field, configIdentity(entry)] as const));
     if (built) built.push({ name, configs, type });
     else builtRoots.set(shared, [{ name, configs, type }]);
   }
   return type;
 }
 
-function sameConfigs(configs: ReadonlyMap<string, GraphQLFieldConfig<unknown, unknown>>, entries: ReadonlyMap<string, RootFieldEntry>): boolean {
+function sameConfigs(configs: ReadonlyMap<string, object>, entries: ReadonlyMap<string, RootFieldEntry>): boolean {
   if (configs.size !== entries.size) return false;
-  for (const [field, entry] of entries) if (configs.get(field) !== entry.config) return false;
+  for (const [field, entry] of entries) if (configs.get(field) !== configIdentity(entry)) return false;
   return true;
 }
 
@@ -145,7 +141,7 @@ function adoptRoot(mine: ReadonlyMap<string, RootFieldEntry>, theirs: ReadonlyMa
       continue;
     }
     same = false;
-    out.set(name, { config: other.config, planner: entry.planner });
+    out.set(name, other.lazy ? lazyRootEntry(other.lazy, entry.planner) : { config: other.config, planner: entry.planner });
   }
   return same ? theirs : out;
 }

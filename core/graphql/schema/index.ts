@@ -21,14 +21,14 @@
  * select permission, only the permitted columns, relationships only to tables it may select, and
  * aggregates only with `allow_aggregations`.
  */
-import { GraphQLObjectType, type GraphQLFieldConfig } from 'graphql';
+import type { GraphQLFieldConfig } from 'graphql';
 import type { ResolvedSource } from '../../schema-cache/model.js';
 import type { NamespacePlanner, RootFieldEntry, SchemaBuildContext, SchemaDraft } from '../schema-draft.js';
 import { namingOf } from './naming.js';
 import { registryFor } from './registry.js';
 import { tableRootFields, type ReadRoot } from './root-fields.js';
 import { roleViews } from './extra-fields.js';
-import { rootFieldMap } from './assemble.js';
+import { LazyRootType } from './lazy-schema.js';
 import { addMutationsToDraft } from './mutation/index.js';
 import { functionViews } from './function-views.js';
 import { functionRootFields } from './function-fields.js';
@@ -88,10 +88,10 @@ function addRootEntries(root: Map<string, RootFieldEntry>, entries: Map<string, 
   if (!existing) root.set(namespace, namespaceEntry(nsType, entries));
 }
 
-/** A root field grouping other root fields; its type reads the map lazily, so later sources can add to it. */
+/** A root field grouping other root fields; its type reads the map when first read, so later sources can add to it. */
 function namespaceEntry(typeName: string, fields: Map<string, RootFieldEntry>): RootFieldEntry {
   const planner: NamespacePlanner = { kind: 'namespace', fields };
-  const type = new GraphQLObjectType({ name: typeName, fields: () => rootFieldMap(fields) });
+  const type = new LazyRootType(typeName, undefined, fields);
   const config: GraphQLFieldConfig<unknown, unknown> = { type };
   return { config, planner };
 }

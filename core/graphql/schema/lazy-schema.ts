@@ -27,6 +27,7 @@
  * clashes removed before assembly (schema-cache/resolve/conflicts.ts), so that is a safety net.
  */
 import {
+  GraphQLObjectType,
   GraphQLSchema,
   OperationTypeNode,
   GraphQLBoolean,
@@ -41,13 +42,15 @@ import {
   type DocumentNode,
   type FragmentDefinitionNode,
   type GraphQLAbstractType,
+  type GraphQLField,
+  type GraphQLFieldMap,
   type GraphQLInputType,
   type GraphQLInterfaceType,
   type GraphQLNamedType,
-  type GraphQLObjectType,
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
+import type { RootFieldEntry } from '../schema-draft.js';
 
 export interface LazySchemaParts {
   query: GraphQLObjectType;
@@ -68,6 +71,8 @@ export class LazyRoleSchema extends GraphQLSchema {
   private readonly known = new Map<string, GraphQLNamedType>();
   /** Known types whose references are not recorded yet (their fields were not built when last looked at). */
   private unrecorded: GraphQLNamedType[] = [];
+  /** How many of a root type's built fields were recorded. */
+  private readonly rootFieldsRecorded = new Map<LazyRootType, number>();
   private readonly typeMapView: TypeMap;
 
   constructor(
@@ -220,6 +225,16 @@ export class LazyRoleSchema extends GraphQLSchema {
       const waiting = this.unrecorded;
       this.unrecorded = [];
       for (const type of waiting) {
+        if (type instanceof LazyRootType) {
+          // A root type gains fields as they are read: it stays waiting for the next ones.
+          this.unrecorded.push(type);
+          const from = this.rootFieldsRecorded.get(type) ?? 0;
+          if (type.built.length === from) continue;
+          progressed = true;
+          for (const field of type.built.slice(from)) for (const ref of fieldReferences(field)) this.know(ref);
+          this.rootFieldsRecorded.set(type, type.built.length);
+          continue;
+        }
         if (!isBuilt(type)) {
           this.unrecorded.push(type);
           continue;
@@ -229,6 +244,51 @@ export class LazyRoleSchema extends GraphQLSchema {
       }
     }
     return this.known.get(name);
+  }
+}
+
+/**
+ * A root type whose fields are built one by one as they are read: a schema over 1,000 tables has
+ * thousands of root fields and a request reads a few. Listing them (introspection, completing the
+ * schema) builds them all, in name order, the order introspection gives them in.
+ */
+export class LazyRootType extends GraphQLObjectType {
+  /** The fields built so far, in the order they were (LazyRoleSchema records what they name). */
+  readonly built: GraphQLField<unknown, unknown>[] = [];
+  private fieldMap: GraphQLFieldMap<unknown, unknown> | null = null;
+
+  /** `entries` is read when the fields are first asked for: namespaces gain fields from later sources until then. */
+  constructor(
+    name: string,
+    description: string | undefined,
+    private readonly entries: ReadonlyMap<string, RootFieldEntry>,
+  ) {
+    super({ name, description, fields: {} });
+  }
+
+  override getFields(): GraphQLFieldMap<unknown, unknown> {
+    if (this.fieldMap) return this.fieldMap;
+    const map = Object.create(null) as GraphQLFieldMap<unknown, unknown>;
+    for (const name of [...this.entries.keys()].sort()) {
+      Object.defineProperty(map, name, {
+        enumerable: true,
+        configurable: true,
+        get: () => {
+          const field = this.define(name);
+          Object.defineProperty(map, name, { value: field, enumerable: true, configurable: true, writable: true });
+          return field;
+        },
+      });
+    }
+    this.fieldMap = map;
+    return map;
+  }
+
+  private define(name: string): GraphQLField<unknown, unknown> {
+    // graphql-js defines fields (arguments, defaults, checks) as part of a type: a type of this one field defines it.
+    const field = new GraphQLObjectType({ name: this.name, fields: { [name]: this.entries.get(name)!.config } }).getFields()[name]!;
+    this.built.push(field);
+    return field;
   }
 }
 
@@ -246,14 +306,15 @@ function referencedTypes(type: GraphQLNamedType): GraphQLNamedType[] {
   const out: GraphQLNamedType[] = [];
   if (isObjectType(type) || isInterfaceType(type)) {
     for (const iface of type.getInterfaces()) out.push(iface);
-    for (const field of Object.values(type.getFields())) {
-      out.push(getNamedType(field.type));
-      for (const arg of field.args) out.push(getNamedType(arg.type));
-    }
+    for (const field of Object.values(type.getFields())) out.push(...fieldReferences(field));
   } else if (isInputObjectType(type)) {
     for (const field of Object.values(type.getFields())) out.push(getNamedType(field.type));
   } else if (isUnionType(type)) {
     out.push(...type.getTypes());
   }
   return out;
+}
+
+function fieldReferences(field: GraphQLField<unknown, unknown>): GraphQLNamedType[] {
+  return [getNamedType(field.type), ...field.args.map((arg) => getNamedType(arg.type))];
 }

@@ -6,7 +6,7 @@
  * ever built, and GraphQLSchema only emits the reachable ones.
  */
 import type { GraphQLFieldConfig, GraphQLFieldConfigMap, GraphQLInputFieldConfigMap, GraphQLNamedType } from 'graphql';
-import type { SchemaDraft } from '../schema-draft.js';
+import { RootFieldConfig, type SchemaDraft } from '../schema-draft.js';
 
 export class TypeRegistry {
   private readonly own = new Map<string, GraphQLNamedType>();
@@ -33,24 +33,24 @@ export class TypeRegistry {
   }
 
   /**
-   * The config of the read root field `name` of a source's table, made once per group of
-   * roles sharing their read types: the configs are then the same objects in each of their drafts,
-   * and assembly takes a root type already built over exactly these (assemble.ts) instead of
-   * building every root field and argument again. A read root field's config is made of read
+   * The config of the read root field `name` of a source's table (made when first read), one
+   * per group of roles sharing their read types: the configs are then the same objects in each of
+   * their drafts, and assembly takes a root type already built over exactly these (assemble.ts)
+   * instead of building every root field and argument again. A read root field's config is made of read
    * types and of what the read key covers (visible columns, aggregations, root field lists).
    */
-  rootConfig(source: string, table: string, name: string, make: () => GraphQLFieldConfig<unknown, unknown>): GraphQLFieldConfig<unknown, unknown> {
-    if (this.shared === this.own) return make();
+  rootConfig(source: string, table: string, name: string, make: () => GraphQLFieldConfig<unknown, unknown>): RootFieldConfig {
+    if (this.shared === this.own) return new RootFieldConfig(make);
     const key = `${source}\u0000${table}\u0000${name}`;
     let configs = sharedConfigs.get(this.shared);
     if (!configs) sharedConfigs.set(this.shared, (configs = new Map()));
     let config = configs.get(key);
-    if (!config) configs.set(key, (config = make()));
+    if (!config) configs.set(key, (config = new RootFieldConfig(make)));
     return config;
   }
 }
 
-const sharedConfigs = new WeakMap<Map<string, GraphQLNamedType>, Map<string, GraphQLFieldConfig<unknown, unknown>>>();
+const sharedConfigs = new WeakMap<Map<string, GraphQLNamedType>, Map<string, RootFieldConfig>>();
 
 function made<T extends GraphQLNamedType>(types: Map<string, GraphQLNamedType>, name: string, make: () => T): T {
   const existing = types.get(name);

@@ -3,7 +3,7 @@
  * primary key the role can select entirely) and `<t>_aggregate` (admin, or `allow_aggregations`).
  */
 import { GraphQLList, GraphQLNonNull, type GraphQLFieldConfigArgumentMap } from 'graphql';
-import type { RootFieldEntry } from '../schema-draft.js';
+import { lazyRootEntry, type RootFieldEntry } from '../schema-draft.js';
 import type { TableView } from '../plan/view.js';
 import { rootFieldPlanner } from '../plan/root.js';
 import { aggregateType, columnDescription, columnValueType, objectType, selectArgs } from './objects.js';
@@ -34,45 +34,55 @@ function readRootFields(reg: TypeRegistry, view: TableView, stream: boolean): Ar
   const kinds = new Map<string, RootFieldKindName>();
   const names = view.naming.rootFields(view.table);
   const table = quoted(view);
-  const row = objectType(reg, view);
+  const row = () => objectType(reg, view);
   kinds.set(names.select, 'select');
   kinds.set(names.select_by_pk, 'select_by_pk');
   kinds.set(names.select_aggregate, 'select_aggregate');
 
-  out.set(names.select, {
-    config: reg.rootConfig(view.source, view.table.key, names.select, () => ({
-      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(row))),
-      args: selectArgs(reg, view),
-      description: `fetch data from the table: ${table}`,
-    })),
-    planner: rootFieldPlanner(view, 'select'),
-  });
+  // Configs are made when a request reaches the field (lazy-schema.ts), with the types they name.
+  out.set(
+    names.select,
+    lazyRootEntry(
+      reg.rootConfig(view.source, view.table.key, names.select, () => ({
+        type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(row()))),
+        args: selectArgs(reg, view),
+        description: `fetch data from the table: ${table}`,
+      })),
+      rootFieldPlanner(view, 'select'),
+    ),
+  );
 
   const pk = view.table.primaryKey ?? [];
   const pkColumns = pk.map((name) => view.columns.find((c) => c.column.name === name));
   if (pk.length > 0 && pkColumns.every((c) => c !== undefined)) {
-    out.set(names.select_by_pk, {
-      config: reg.rootConfig(view.source, view.table.key, names.select_by_pk, () => {
-        const args: GraphQLFieldConfigArgumentMap = {};
-        for (const c of pkColumns) {
-          if (!c) continue;
-          args[c.field] = { type: new GraphQLNonNull(columnValueType(reg, c)), description: columnDescription(c) };
-        }
-        return { type: row, args, description: `fetch data from the table: ${table} using primary key columns` };
-      }),
-      planner: rootFieldPlanner(view, 'select_by_pk'),
-    });
+    out.set(
+      names.select_by_pk,
+      lazyRootEntry(
+        reg.rootConfig(view.source, view.table.key, names.select_by_pk, () => {
+          const args: GraphQLFieldConfigArgumentMap = {};
+          for (const c of pkColumns) {
+            if (!c) continue;
+            args[c.field] = { type: new GraphQLNonNull(columnValueType(reg, c)), description: columnDescription(c) };
+          }
+          return { type: row(), args, description: `fetch data from the table: ${table} using primary key columns` };
+        }),
+        rootFieldPlanner(view, 'select_by_pk'),
+      ),
+    );
   }
 
   if (view.access.allowAggregations) {
-    out.set(names.select_aggregate, {
-      config: reg.rootConfig(view.source, view.table.key, names.select_aggregate, () => ({
-        type: new GraphQLNonNull(aggregateType(reg, view)),
-        args: selectArgs(reg, view),
-        description: `fetch aggregated fields from the table: ${table}`,
-      })),
-      planner: rootFieldPlanner(view, 'select_aggregate'),
-    });
+    out.set(
+      names.select_aggregate,
+      lazyRootEntry(
+        reg.rootConfig(view.source, view.table.key, names.select_aggregate, () => ({
+          type: new GraphQLNonNull(aggregateType(reg, view)),
+          args: selectArgs(reg, view),
+          description: `fetch aggregated fields from the table: ${table}`,
+        })),
+        rootFieldPlanner(view, 'select_aggregate'),
+      ),
+    );
   }
   const streamField = stream ? streamRootField(reg, view) : null;
   if (streamField) {

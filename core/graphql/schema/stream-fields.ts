@@ -15,7 +15,7 @@ import {
   type GraphQLFieldConfigArgumentMap,
   type GraphQLInputFieldConfigMap,
 } from 'graphql';
-import type { DbRootFieldPlanner, RootFieldEntry } from '../schema-draft.js';
+import { lazyRootEntry, type DbRootFieldPlanner, type RootFieldEntry } from '../schema-draft.js';
 import type { TableView } from '../plan/view.js';
 import { planStream } from '../plan/stream.js';
 import { boolExpType, quoted } from './inputs.js';
@@ -98,11 +98,7 @@ export function streamRootField(reg: TypeRegistry, view: TableView): [string, Ro
       description: `fetch data from the table in a streaming manner: ${quoted(view)}`,
     };
   });
-  const entry: RootFieldEntry = {
-    config,
-    planner: streamPlanner(view),
-  };
-  return [name, entry];
+  return [name, lazyRootEntry(config, streamPlanner(view))];
 }
 
 /** By view: roles sharing their views (SchemaDraft.sharedViews) share the planner too. */

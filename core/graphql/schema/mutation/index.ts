@@ -16,11 +16,10 @@
  * `<t>_prepend_input`, `<t>_delete_key_input`, `<t>_delete_elem_input`,
  * `<t>_delete_at_path_input`, `<t>_pk_columns_input`, `<t>_updates`, `<t>_mutation_response`.
  */
-import { GraphQLObjectType } from 'graphql';
 import type { ResolvedSource } from '../../../schema-cache/model.js';
 import type { NamespacePlanner, RootFieldEntry, SchemaBuildContext, SchemaDraft } from '../../schema-draft.js';
 import type { TableView } from '../../plan/view.js';
-import { rootFieldMap } from '../assemble.js';
+import { LazyRootType } from '../lazy-schema.js';
 import type { Naming } from '../naming.js';
 import { registryFor } from '../registry.js';
 import { tableMutationFields } from './root-fields.js';
@@ -62,6 +61,6 @@ export function addMutationsToDraft(
   }
   if (existing) return;
   const planner: NamespacePlanner = { kind: 'namespace', fields: entries };
-  const type = new GraphQLObjectType({ name: naming.type(`${namespace}_mutation_frontend`), fields: () => rootFieldMap(entries) });
+  const type = new LazyRootType(naming.type(`${namespace}_mutation_frontend`), undefined, entries);
   draft.mutation.set(namespace, { config: { type }, planner });
 }
