@@ -142,15 +142,20 @@ export class RootFieldConfig {
   }
 }
 
-/** A root field whose config is made by `lazy` when first read. */
+/** A root field whose config is made by `lazy` when first read (a class: an object literal's getter would be a closure per entry). */
+class LazyRootEntry implements RootFieldEntry {
+  constructor(
+    readonly lazy: RootFieldConfig,
+    public planner: RootFieldPlanner,
+  ) {}
+
+  get config(): GraphQLFieldConfig<unknown, unknown> {
+    return this.lazy.config;
+  }
+}
+
 export function lazyRootEntry(lazy: RootFieldConfig, planner: RootFieldPlanner): RootFieldEntry {
-  return {
-    get config() {
-      return lazy.config;
-    },
-    lazy,
-    planner,
-  };
+  return new LazyRootEntry(lazy, planner);
 }
 
 export interface SchemaDraft {
