@@ -203,7 +203,8 @@ export { tableInconsistency } from '../schema-cache/resolve/inconsistency.js';
 export type { RelationshipEnv, RelationshipRule } from '../schema-cache/resolve/index.js';
 export { addSourceToDraft } from '../graphql/schema/index.js';
 export type { AddSourceOptions } from '../graphql/schema/index.js';
-export { emptySchemaDraft } from '../graphql/schema-draft.js';
+// Root fields whose configs are made when a request first reaches them (many root fields, few read per request).
+export { emptySchemaDraft, lazyRootEntry, RootFieldConfig } from '../graphql/schema-draft.js';
 export { schemaKit } from '../graphql/schema/extra-fields.js';
 export { scalarType, IR_SCALARS } from '../graphql/scalars.js';
 export { buildAggregateSelect, buildSelect } from '../graphql/plan/select.js';

@@ -11,8 +11,9 @@
  *     Also adds the source's mutation root fields to `draft.mutation` (./mutation), and the
  *     root fields of the tracked functions the role may call (./function-fields.ts).
  *   assembleRoleSchema(draft: SchemaDraft, role: string): RoleSchema
- *     Builds and validates the GraphQLSchema (`query_root`, optional `mutation_root` and
- *     `subscription_root`; `no_queries_available: String!` when there is nothing to query).
+ *     The role's GraphQLSchema (`query_root`, optional `mutation_root` and `subscription_root`;
+ *     `no_queries_available: String!` when there is nothing to query), built as requests reach
+ *     its types and validated when it is completed (./lazy-schema.ts).
  *   shareRoleSchema(draft: SchemaDraft, role: string, built: RoleSchema): RoleSchema | null
  *     The role's planners over another role's schema of the same shape (no types built); null
  *     when the root fields differ.
