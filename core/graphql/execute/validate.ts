@@ -32,7 +32,7 @@ import {
 import { EngineError } from '../../errors.js';
 import { graphqlDeeperThan, MAX_GRAPHQL_DEPTH, MAX_GRAPHQL_TOKENS } from '../../http/nesting.js';
 import { literalValueProblem } from './validate-values.js';
-import { LazyRoleSchema } from '../schema/lazy-schema.js';
+import { isLazyRoleSchema } from '../schema/lazy-schema.js';
 import { KnownTypeNamesByLookupRule } from './known-type-names.js';
 
 /**
@@ -198,7 +198,7 @@ function checkSubscriptionRootFields(document: DocumentNode): void {
 
 export function validateDocument(schema: GraphQLSchema, document: DocumentNode): void {
   // The types the document passes through are built first, so the names it uses are found (lazy-schema.ts).
-  if (schema instanceof LazyRoleSchema) schema.reach(document);
+  if (isLazyRoleSchema(schema)) schema.reach(document);
   const unknown = unknownFieldCheck(schema, document);
   if (unknown) throw unknown;
   const allowed = new Set<DirectiveNode>();

@@ -65,7 +65,24 @@ export type CompleteSchema = (parts: LazySchemaParts) => GraphQLSchema;
 
 type TypeMap = ReturnType<GraphQLSchema['getTypeMap']>;
 
+/**
+ * Brands instead of `instanceof`: a process may load this module twice (a test process loads the
+ * engine's files through more than one module graph), and a schema made by one copy must still be
+ * known as lazy by the other.
+ */
+const LAZY_SCHEMA = Symbol.for('svc-graphql-engine.lazy-role-schema');
+const LAZY_ROOT = Symbol.for('svc-graphql-engine.lazy-root-type');
+
+export function isLazyRoleSchema(schema: GraphQLSchema): schema is LazyRoleSchema {
+  return (schema as { [LAZY_SCHEMA]?: boolean })[LAZY_SCHEMA] === true;
+}
+
+export function isLazyRootType(type: GraphQLNamedType): type is LazyRootType {
+  return (type as { [LAZY_ROOT]?: boolean })[LAZY_ROOT] === true;
+}
+
 export class LazyRoleSchema extends GraphQLSchema {
+  readonly [LAZY_SCHEMA] = true;
   private full: GraphQLSchema | null = null;
   /** Types known to be in the schema, by name. */
   private readonly known = new Map<string, GraphQLNamedType>();
@@ -103,7 +120,12 @@ export class LazyRoleSchema extends GraphQLSchema {
 
   /** The ordinary GraphQLSchema over the same types, built once. */
   complete(): GraphQLSchema {
-    this.full ??= this.completeWith(this.parts);
+    if (this.full) return this.full;
+    this.full = this.completeWith(this.parts);
+    // Every answer is the complete schema's from now on.
+    this.known.clear();
+    this.unrecorded = [];
+    this.rootFieldsRecorded.clear();
     return this.full;
   }
 
@@ -225,7 +247,7 @@ export class LazyRoleSchema extends GraphQLSchema {
       const waiting = this.unrecorded;
       this.unrecorded = [];
       for (const type of waiting) {
-        if (type instanceof LazyRootType) {
+        if (isLazyRootType(type)) {
           // A root type gains fields as they are read: it stays waiting for the next ones.
           this.unrecorded.push(type);
           const from = this.rootFieldsRecorded.get(type) ?? 0;
@@ -253,6 +275,7 @@ export class LazyRoleSchema extends GraphQLSchema {
  * schema) builds them all, in name order, the order introspection gives them in.
  */
 export class LazyRootType extends GraphQLObjectType {
+  readonly [LAZY_ROOT] = true;
   /** The fields built so far, in the order they were (LazyRoleSchema records what they name). */
   readonly built: GraphQLField<unknown, unknown>[] = [];
   private fieldMap: GraphQLFieldMap<unknown, unknown> | null = null;

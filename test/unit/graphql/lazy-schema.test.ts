@@ -14,7 +14,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { validateDocument } from '../../../core/graphql/execute/validate.js';
-import { LazyRoleSchema, LazyRootType } from '../../../core/graphql/schema/lazy-schema.js';
+import { isLazyRootType, LazyRoleSchema, LazyRootType } from '../../../core/graphql/schema/lazy-schema.js';
 import { makeSource, roleSchema, type TableSpec } from './fixtures.js';
 
 const TABLES = 30;
@@ -62,7 +62,7 @@ function builtTypes(schema: LazyRoleSchema): Set<GraphQLNamedType> {
   while (queue.length > 0) {
     const type = queue.pop()!;
     if (out.has(type)) continue;
-    if (type instanceof LazyRootType) {
+    if (isLazyRootType(type)) {
       out.add(type);
       for (const f of type.built) queue.push(getNamedType(f.type), ...f.args.map((a) => getNamedType(a.type)));
       continue;
