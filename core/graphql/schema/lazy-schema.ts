@@ -66,9 +66,9 @@ export type CompleteSchema = (parts: LazySchemaParts) => GraphQLSchema;
 type TypeMap = ReturnType<GraphQLSchema['getTypeMap']>;
 
 /**
- * Brands instead of `instanceof`: a process may load this module twice (a test process loads the
- * engine's files through more than one module graph), and a schema made by one copy must still be
- * known as lazy by the other.
+ * Brands instead of `instanceof`: a process may load this module twice (through CommonJS and ESM,
+ * or from two copies of the package), and a schema made by one copy must still be known as lazy by
+ * the other; otherwise validation quietly builds every schema whole.
  */
 const LAZY_SCHEMA = Symbol.for('svc-graphql-engine.lazy-role-schema');
 const LAZY_ROOT = Symbol.for('svc-graphql-engine.lazy-root-type');
