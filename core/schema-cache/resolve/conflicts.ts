@@ -10,11 +10,43 @@ import { tableInconsistency, tableObjectName } from './inconsistency.js';
 
 type RootName = 'query_root' | 'subscription_root' | 'mutation_root';
 
+type RootFieldEntry = { root: RootName; group: 'read' | 'write'; name: string };
+
+/** A table's root fields and the first one it generates twice itself, if any. */
+interface TableFields {
+  fields: RootFieldEntry[];
+  own: RootFieldEntry | null;
+}
+
+/**
+ * Per resolved table: a table taken over from the last snapshot (reuse.ts) is the same object, so
+ * at 1,000 tables an operation no longer lists 11k root fields again to check a few new ones.
+ */
+const tableFields = new WeakMap<ResolvedTable, TableFields>();
+
+function fieldsOf(t: ResolvedTable): TableFields {
+  let known = tableFields.get(t);
+  if (!known) {
+    const fields = generatedRootFields(t);
+    const seen = { read: new Set<string>(), write: new Set<string>() };
+    let own: RootFieldEntry | null = null;
+    for (const f of fields) {
+      if (seen[f.group].has(f.name)) {
+        own = f;
+        break;
+      }
+      seen[f.group].add(f.name);
+    }
+    tableFields.set(t, (known = { fields, own }));
+  }
+  return known;
+}
+
 /** The root fields a table can generate, with the root type each lives in. */
-function generatedRootFields(t: ResolvedTable): Array<{ root: RootName; group: 'read' | 'write'; name: string }> {
+function generatedRootFields(t: ResolvedTable): RootFieldEntry[] {
   const f: TableRootFieldNames = t.rootFields;
   const pk = t.primaryKey !== null && t.primaryKey.length > 0;
-  const out: Array<{ root: RootName; group: 'read' | 'write'; name: string }> = [];
+  const out: RootFieldEntry[] = [];
   const read = (name: string, root: RootName = 'query_root') => out.push({ root, group: 'read', name });
   const write = (name: string) => out.push({ root: 'mutation_root', group: 'write', name });
   read(f.select);
@@ -51,15 +83,18 @@ export function removeNameClashes(source: string, tables: ResolvedTable[]): { ke
   const nameOf = (t: ResolvedTable) => tableObjectName(source, t.table);
   for (const t of tables) {
     let clash: string | null = null;
-    const fields = generatedRootFields(t);
-    const mine = { read: new Set<string>(), write: new Set<string>() };
-    for (const { root, group, name } of fields) {
-      const owner = fieldOwners[group].get(name) ?? (mine[group].has(name) ? t : undefined);
+    const { fields, own } = fieldsOf(t);
+    // The first field met that another table owns or this one generated before, as a walk would meet it.
+    for (const f of fields) {
+      const owner = fieldOwners[f.group].get(f.name);
       if (owner !== undefined) {
-        clash = fieldClash(root, name, [nameOf(owner), nameOf(t)]);
+        clash = fieldClash(f.root, f.name, [nameOf(owner), nameOf(t)]);
         break;
       }
-      mine[group].add(name);
+      if (f === own) {
+        clash = fieldClash(f.root, f.name, [nameOf(t), nameOf(t)]);
+        break;
+      }
     }
     const typeOwner = typeOwners.get(t.typeName);
     if (!clash && typeOwner !== undefined) {
