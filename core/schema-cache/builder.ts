@@ -34,7 +34,8 @@ export interface BuildOptions {
   /**
    * The snapshot this one is an incremental change of (an ordinary metadata operation, no reload,
    * no database change): roles whose schema inputs are unchanged take its built schemas
-   * (carry.ts) instead of building their own again.
+   * (carry.ts) instead of building their own again, and tables whose resolution read nothing
+   * that changed are taken over as resolved (resolve/reuse.ts).
    */
   previous?: SchemaCache;
 }
@@ -80,7 +81,7 @@ export async function buildSchemaCache(
   await Promise.all(
     metadata.sources.map(async (meta) => {
       const fresh = options.freshCatalogs === true || (options.freshCatalogs instanceof Set && options.freshCatalogs.has(meta.name));
-      const result = await buildSource(deps, meta, options.catalogs?.get(meta.name), fresh);
+      const result = await buildSource(deps, meta, options.catalogs?.get(meta.name), fresh, options.previous?.sources.get(meta.name));
       if ('source' in result) {
         sources.set(meta.name, result.source);
         inconsistent.push(...result.inconsistencies);
@@ -194,7 +195,13 @@ export function retireRoleSchemas(previous: SchemaCache, next: SchemaCache): voi
 
 type SourceBuild = { source: ResolvedSource; inconsistencies: InconsistentObject[] } | { inconsistent: InconsistentObject };
 
-async function buildSource(deps: BuilderDeps, meta: SourceMetadata, known: DatabaseCatalog | undefined, fresh: boolean): Promise<SourceBuild> {
+async function buildSource(
+  deps: BuilderDeps,
+  meta: SourceMetadata,
+  known: DatabaseCatalog | undefined,
+  fresh: boolean,
+  previous: ResolvedSource | undefined,
+): Promise<SourceBuild> {
   const fail = (reason: string): SourceBuild => ({
     inconsistent: { type: 'source', name: `source ${meta.name}`, definition: meta, reason: `Inconsistent object: ${reason}` },
   });
@@ -212,6 +219,7 @@ async function buildSource(deps: BuilderDeps, meta: SourceMetadata, known: Datab
       mutations: kind.capabilities?.mutations === true,
       // One rule object per kind: the relationship memo compares it by identity.
       ...(kind.checkRelationship ? { checkRelationship: relationshipRuleOf(kind) } : {}),
+      ...(previous ? { previous } : {}),
     });
     resolved.source.capabilities = kind.capabilities ?? {};
     return resolved;

@@ -55,6 +55,8 @@ export function carriableRoles(previous: SchemaCache, next: SchemaCache): Set<st
         for (const t of [was, now]) if (t) for (const role of rolesOf(t)) affected.add(role);
         continue;
       }
+      // A table taken over as resolved (resolve/reuse.ts) holds the same permission objects.
+      if (was === now) continue;
       // The same table: a role is affected when any of its resolved permissions is a new object.
       differingRoles(was!, now!, affected);
     }
@@ -137,7 +139,7 @@ function changedTables(previous: SchemaCache, next: SchemaCache): Set<string> {
     for (const key of before.tables.keys()) if (!source.tables.has(key)) changed.add(`${name}\u0000${key}`);
     for (const [key, now] of source.tables) {
       const was = before.tables.get(key);
-      if (!was || !sameTable(was, now)) changed.add(`${name}\u0000${key}`);
+      if (was !== now && (!was || !sameTable(was, now))) changed.add(`${name}\u0000${key}`);
     }
     // Enum references only reach one level in practice; loop until nothing new, to be sure.
     for (let grew = changed.size > 0; grew; ) {

@@ -186,6 +186,7 @@ export type {
 } from '../schema-cache/model.js';
 export {
   computedFieldObjectName,
+  copyResolvedTable,
   defaultIdentifier,
   functionObjectName,
   isGraphQLName,

@@ -141,12 +141,18 @@ export class PermissionMemoPass {
     type: PermissionType,
     table: ResolvedTable,
     validate: (entries: readonly E[], type: PermissionType, table: ResolvedTable, tables: ReadonlyMap<string, ResolvedTable>) => Outcome[],
+    /** Gets the keys of the tables validation read (reuse.ts). */
+    readKeys?: Set<string>,
   ): readonly Outcome[] {
     const frozen = Object.isFrozen(entries);
     const known = frozen ? records.get(entries) : undefined;
-    if (known && this.stillHolds(known, type)) return known.outcomes;
+    if (known && this.stillHolds(known, type)) {
+      if (readKeys) for (const [key] of known.reads) readKeys.add(key);
+      return known.outcomes;
+    }
     const read = new Set<string>([table.key]);
     const outcomes = validate(entries, type, table, recordingView(this.tables, read));
+    if (readKeys) for (const key of read) readKeys.add(key);
     if (frozen) {
       const reads: Array<[string, TableShape | null]> = [...read].map((key) => [key, this.shapeOf(key)]);
       records.set(entries, { type, context: this.context, reads, outcomes });

@@ -83,6 +83,8 @@ export function resolveTablePermissions(
   tables: ReadonlyMap<string, ResolvedTable>,
   writable = true,
   memo?: PermissionMemoPass,
+  /** Gets the keys of the tables the checks read (reuse.ts); only with a memo, which records them. */
+  readKeys?: Set<string>,
 ): InconsistentObject[] {
   const out: InconsistentObject[] = [];
   for (const type of PERMISSION_TYPES) {
@@ -94,7 +96,7 @@ export function resolveTablePermissions(
         !writable && type !== 'select'
           ? entries.map((): PermissionOutcome => ({ ok: false, message: `the source's database kind has no mutations, so ${type} permissions cannot be set` }))
           : memo
-            ? memo.outcomes(entries, type, t, checkShared)
+            ? memo.outcomes(entries, type, t, checkShared, readKeys)
             : checkPermissions(entries, type, t, tables);
       entries.forEach((entry, i) => {
         const outcome = outcomes[i]!;

@@ -25,10 +25,20 @@ interface MemoRecord {
 const records = new WeakMap<RelationshipMetadata, MemoRecord>();
 
 /** resolveRelationship, remembered for frozen entries; throws the same ResolveError it would. */
-export function resolveRelationshipMemo(env: RelationshipEnv, kind: RelationshipKind, rel: RelationshipMetadata, rule: RelationshipRule | undefined): ResolvedRelationship {
+export function resolveRelationshipMemo(
+  env: RelationshipEnv,
+  kind: RelationshipKind,
+  rel: RelationshipMetadata,
+  rule: RelationshipRule | undefined,
+  /** Gets the keys of the tracked tables the resolution looked up (reuse.ts). */
+  readKeys?: Set<string>,
+): ResolvedRelationship {
   const frozen = Object.isFrozen(rel);
   const known = frozen ? records.get(rel) : undefined;
-  if (known && stillHolds(known, env, kind, rule)) return unwrap(known.outcome);
+  if (known && stillHolds(known, env, kind, rule)) {
+    if (readKeys) for (const [key] of known.reads) readKeys.add(key);
+    return unwrap(known.outcome);
+  }
   const reads = new Map<string, CatalogTable | undefined>();
   const tracked = env.tracked;
   const view: ReadonlyMap<string, CatalogTable> = new Proxy(tracked, {
@@ -52,6 +62,7 @@ export function resolveRelationshipMemo(env: RelationshipEnv, kind: Relationship
     outcome = { ok: false, message: e.message, code: e.code };
   }
   if (frozen) records.set(rel, { kind, source: env.source, catalog: env.catalog, rule, reads: [...reads], outcome });
+  if (readKeys) for (const key of reads.keys()) readKeys.add(key);
   return unwrap(outcome);
 }
 

@@ -5,7 +5,7 @@
  * written for the inherited role itself overrides what it would inherit.
  */
 import type { InconsistentObject, ResolvedSource, ResolvedTable, SchemaCacheBuildContext } from '../../../core/sdk/index.js';
-import { qualifiedTableName } from '../../../core/sdk/index.js';
+import { copyResolvedTable, qualifiedTableName } from '../../../core/sdk/index.js';
 import {
   allRoles,
   FEATURE_DISABLED_MESSAGE,
@@ -34,6 +34,10 @@ export function deriveInheritedRoles(build: SchemaCacheBuildContext, enabled: bo
     return;
   }
   const known = allRoles(build.cache.metadata);
+  // Resolved tables may be shared with the snapshot this one changes: derive into copies.
+  for (const source of build.cache.sources.values()) {
+    for (const [key, table] of source.tables) source.tables.set(key, copyResolvedTable(table));
+  }
   const usable = new Set<string>();
   for (const r of orderRoles(roles)) {
     const missing = r.role_set.filter((p) => !known.has(p) || (isInherited(roles, p) && !usable.has(p)));
