@@ -14,7 +14,7 @@ import { ADMIN_ROLE } from '../auth/session.js';
 import type { RoleSchema, SharedViews } from '../graphql/schema-draft.js';
 import { resolveSource } from './resolve/index.js';
 import { roleShape } from './role-shape.js';
-import type { ResolvedSource } from './model.js';
+import type { ResolvedSource, ResolvedTable } from './model.js';
 import type { ReloadRequest, SchemaCache, SchemaCacheBuildContext } from './cache.js';
 import type { SourceConnections } from './connections.js';
 import { ProvidedFeatures, unenforcedMetadata } from '../features/index.js';
@@ -97,11 +97,7 @@ export async function buildSchemaCache(
   inconsistent.push(...unenforcedMetadata(metadata, features));
 
   const roles = new Set<string>([ADMIN_ROLE]);
-  for (const source of sources.values()) {
-    for (const table of source.tables.values()) {
-      for (const map of Object.values(table.permissions)) for (const role of map.keys()) roles.add(role);
-    }
-  }
+  for (const source of sources.values()) for (const table of source.tables.values()) for (const role of permissionRoles(table)) roles.add(role);
 
   const schemas = new Map<string, Promise<RoleSchema>>();
   // The first role of each shape builds the GraphQLSchema; later roles of that shape share it.
@@ -163,6 +159,21 @@ export async function buildSchemaCache(
   // After the plugins' checks: inherited roles' permissions are derived into the tables by then.
   if (options.previous) carrySchemas(options.previous, cache, schemas);
   return cache;
+}
+
+/**
+ * The roles holding a permission on a table as resolved, kept per table object: a table taken
+ * over from the last snapshot (resolve/reuse.ts) is the same object, and nothing writes into it.
+ */
+const tableRoles = new WeakMap<ResolvedTable, readonly string[]>();
+function permissionRoles(table: ResolvedTable): readonly string[] {
+  let roles = tableRoles.get(table);
+  if (!roles) {
+    const set = new Set<string>();
+    for (const map of Object.values(table.permissions)) for (const role of map.keys()) set.add(role);
+    tableRoles.set(table, (roles = [...set]));
+  }
+  return roles;
 }
 
 /** Takes the previous snapshot's schemas (built or under way) of every role carry.ts allows. */

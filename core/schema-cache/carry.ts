@@ -47,19 +47,18 @@ export function carriableRoles(previous: SchemaCache, next: SchemaCache): Set<st
   }
   for (const [name, source] of next.sources) {
     const before = previous.sources.get(name)!;
-    const keys = new Set([...before.tables.keys(), ...source.tables.keys()]);
-    for (const key of keys) {
-      const was = before.tables.get(key);
-      const now = source.tables.get(key);
+    const visit = (key: string, was: ResolvedTable | undefined, now: ResolvedTable | undefined): void => {
+      // A table taken over as resolved (resolve/reuse.ts) holds the same permission objects.
+      if (was === now) return;
       if (changed.has(`${name}\u0000${key}`)) {
         for (const t of [was, now]) if (t) for (const role of rolesOf(t)) affected.add(role);
-        continue;
+        return;
       }
-      // A table taken over as resolved (resolve/reuse.ts) holds the same permission objects.
-      if (was === now) continue;
       // The same table: a role is affected when any of its resolved permissions is a new object.
       differingRoles(was!, now!, affected);
-    }
+    };
+    for (const [key, was] of before.tables) visit(key, was, source.tables.get(key));
+    for (const [key, now] of source.tables) if (!before.tables.has(key)) visit(key, undefined, now);
   }
   // Roles without any permission see no table: their schema depends on the globals only.
   out.add('');
@@ -142,7 +141,14 @@ function changedTables(previous: SchemaCache, next: SchemaCache): Set<string> {
       if (was !== now && (!was || !sameTable(was, now))) changed.add(`${name}\u0000${key}`);
     }
     // Enum references only reach one level in practice; loop until nothing new, to be sure.
-    for (let grew = changed.size > 0; grew; ) {
+    // Only a changed enum table (before or after) can change another table's columns.
+    const prefix = `${name}\u0000`;
+    const enumChanged = [...changed].some((id) => {
+      if (!id.startsWith(prefix)) return false;
+      const key = id.slice(prefix.length);
+      return before.tables.get(key)?.isEnum === true || source.tables.get(key)?.isEnum === true;
+    });
+    for (let grew = enumChanged; grew; ) {
       grew = false;
       for (const [key, now] of source.tables) {
         const id = `${name}\u0000${key}`;

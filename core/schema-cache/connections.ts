@@ -78,18 +78,24 @@ export class SourceConnections {
  * permission memo compares catalog entries by identity).
  */
 export function withUnchangedEntriesOf(previous: DatabaseCatalog, next: DatabaseCatalog): DatabaseCatalog {
-  const tables = new Map(previous.tables.map((t) => [tableKey(t), t] as const));
-  const functions = new Map<string, DatabaseCatalog['functions']>();
-  for (const f of previous.functions) {
-    const key = tableKey(f);
-    functions.set(key, [...(functions.get(key) ?? []), f]);
+  return { ...next, tables: keepUnchanged(previous.tables, next.tables), functions: keepUnchanged(previous.functions, next.functions) };
+}
+
+/**
+ * `next` with each entry equal to an entry of `previous` of the same key replaced by it. A refresh
+ * (catalog-refresh.ts) hands most entries on as they were: only the others are compared.
+ */
+function keepUnchanged<T extends { schema: string; name: string }>(previous: readonly T[], next: T[]): T[] {
+  const kept = new Set(next);
+  const byKey = new Map<string, T[]>();
+  for (const old of previous) {
+    if (kept.has(old)) continue;
+    const key = tableKey(old);
+    const list = byKey.get(key);
+    if (list) list.push(old);
+    else byKey.set(key, [old]);
   }
-  return {
-    ...next,
-    tables: next.tables.map((t) => {
-      const old = tables.get(tableKey(t));
-      return old && jsonValuesEqual(old, t) ? old : t;
-    }),
-    functions: next.functions.map((f) => functions.get(tableKey(f))?.find((old) => jsonValuesEqual(old, f)) ?? f),
-  };
+  if (byKey.size === 0) return next;
+  const before = new Set(previous);
+  return next.map((entry) => (before.has(entry) ? entry : (byKey.get(tableKey(entry))?.find((old) => jsonValuesEqual(old, entry)) ?? entry)));
 }

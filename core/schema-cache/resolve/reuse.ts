@@ -72,12 +72,6 @@ function sameContext(a: ResolveContext, b: ResolveContext): boolean {
   return jsonValuesEqual(x.enums, y.enums);
 }
 
-function addReader(readers: Map<string, string[]>, read: string, reader: string): void {
-  let list = readers.get(read);
-  if (!list) readers.set(read, (list = []));
-  list.push(reader);
-}
-
 /** One resolve's use of the previous resolve of its source. */
 export class ReusePass {
   private readonly record: ResolveRecord | undefined;
@@ -123,23 +117,31 @@ export class ReusePass {
       if (!was || !now) return was !== now;
       return was.catalog !== now.catalog || was.isEnum !== now.isEnum;
     };
-    const deepReaders = new Map<string, string[]>();
     for (const key of this.taken.keys()) {
-      const reads = record.reads.get(key)!;
-      if ([...reads.shallow].some(statusChanged)) demoted.add(key);
-      for (const read of reads.deep) addReader(deepReaders, read, key);
+      for (const read of record.reads.get(key)!.shallow) {
+        if (statusChanged(read)) {
+          demoted.add(key);
+          break;
+        }
+      }
     }
     for (const key of demoted) this.taken.delete(key);
     // Tables as resolved now that are not the objects of the last resolve (resolved afresh,
-    // added, gone, or just demoted) change what their deep readers read.
-    const moved: string[] = [...demoted];
-    for (const key of record.tables.keys()) if (serving.get(key) !== record.tables.get(key)) moved.push(key);
-    for (const key of serving.keys()) if (!record.tables.has(key)) moved.push(key);
-    while (moved.length > 0) {
-      for (const reader of deepReaders.get(moved.pop()!) ?? []) {
-        if (this.taken.delete(reader)) {
-          demoted.add(reader);
-          moved.push(reader);
+    // added, gone, or just demoted) change what their deep readers read. Few move in an
+    // operation, so each pass checks every remaining candidate's deep reads against them.
+    const moved = new Set<string>(demoted);
+    for (const [key, was] of record.tables) if (serving.get(key) !== was) moved.add(key);
+    for (const key of serving.keys()) if (!record.tables.has(key)) moved.add(key);
+    for (let grew = moved.size > 0; grew; ) {
+      grew = false;
+      for (const key of this.taken.keys()) {
+        for (const read of record.reads.get(key)!.deep) {
+          if (!moved.has(read)) continue;
+          this.taken.delete(key);
+          demoted.add(key);
+          moved.add(key);
+          grew = true;
+          break;
         }
       }
     }

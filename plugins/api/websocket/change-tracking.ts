@@ -9,7 +9,6 @@
 import type { Logger, MetadataApplyContext, SchemaCache, TableRef } from '../../../core/sdk/index.js';
 
 const LOG_TYPE = 'livequery-poller-log';
-const keyOf = (t: TableRef): string => `${t.schema}\u0000${t.name}`;
 
 /** On a metadata change: the tables each source no longer tracks. */
 export async function dropForRemovedTables(apply: MetadataApplyContext, logger: Logger): Promise<void> {
@@ -17,8 +16,8 @@ export async function dropForRemovedTables(apply: MetadataApplyContext, logger: 
     const connection = before.connection;
     if (!connection.dropChangeTracking) continue;
     const after = apply.next.sources.get(name);
-    const kept = new Set([...(after?.tables.values() ?? [])].map((t) => keyOf(t.table)));
-    const gone = [...before.tables.values()].map((t) => t.table).filter((t) => !kept.has(keyOf(t)));
+    const gone: TableRef[] = [];
+    for (const [key, t] of before.tables) if (!after?.tables.has(key)) gone.push(t.table);
     if (gone.length === 0) continue;
     try {
       const dropped = await connection.dropChangeTracking(gone);

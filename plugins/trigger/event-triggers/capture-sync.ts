@@ -15,6 +15,7 @@ import {
   type ServerConfig,
   type SchemaCache,
   type ResolvedSource,
+  type TableMetadata,
 } from '../../../core/sdk/index.js';
 import { resolvedTriggers } from './lookup.js';
 
@@ -34,11 +35,20 @@ export function captureSpecs(source: ResolvedSource, config: ServerConfig): Capt
   return out;
 }
 
+/**
+ * The names per frozen table list: consecutive snapshots share the list (the new one's was the
+ * old one's "next"), so an operation at 1,000 tables lists the names of one side only.
+ */
+const namesByList = new WeakMap<readonly TableMetadata[], ReadonlySet<string>>();
+
 /** Every event trigger name the source's metadata lists (resolved or not). */
-function triggerNames(cache: SchemaCache, sourceName: string): Set<string> {
-  const meta = cache.metadata.sources.find((s) => s.name === sourceName);
+function triggerNames(cache: SchemaCache, sourceName: string): ReadonlySet<string> {
+  const tables = cache.metadata.sources.find((s) => s.name === sourceName)?.tables ?? [];
+  const known = namesByList.get(tables);
+  if (known) return known;
   const names = new Set<string>();
-  for (const t of meta?.tables ?? []) for (const e of t.event_triggers ?? []) if (typeof e['name'] === 'string') names.add(e['name']);
+  for (const t of tables) for (const e of t.event_triggers ?? []) if (typeof e['name'] === 'string') names.add(e['name']);
+  if (Object.isFrozen(tables)) namesByList.set(tables, names);
   return names;
 }
 
