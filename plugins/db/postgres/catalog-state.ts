@@ -22,7 +22,10 @@ const xminSum = (alias: string): string => `sum(${alias}.xmin::text::bigint)`;
  * always reads again.
  */
 const RELATION_PARTS = [
-  `SELECT a.attrelid, count(*), ${xminSum('a')} FROM pg_attribute a JOIN rels r ON r.oid = a.attrelid GROUP BY 1`,
+  // Per relation through pg_attribute's (attrelid, attnum) index: the planner, estimating a few
+  // hundred user relations, otherwise hashes all of pg_attribute (38k rows at 1,000 tables), a
+  // fifth of the fingerprint's time, paid by every metadata operation.
+  `SELECT r.oid, a.n, a.s FROM rels r CROSS JOIN LATERAL (SELECT count(*) AS n, ${xminSum('a')} AS s FROM pg_attribute a WHERE a.attrelid = r.oid) a`,
   `SELECT k.conrelid, count(*), ${xminSum('k')} FROM pg_constraint k WHERE k.conrelid <> 0 GROUP BY 1`,
   `SELECT d.objoid, count(*), ${xminSum('d')} FROM pg_description d WHERE d.classoid = 'pg_class'::regclass GROUP BY 1`,
 ];
