@@ -79,6 +79,19 @@ describe('role schemas carried across metadata operations (integration)', functi
     expect(res.data.article.map((a: { author_id: number }) => a.author_id)).to.deep.equal([1, 1]);
   });
 
+  it('takes over the resolved tables an operation did not touch, and resolves the one it did', async () => {
+    const tablesNow = () => ref().current.sources.get('default')!.tables;
+    const before = tablesNow();
+    await ok({ type: 'pg_set_table_customization', args: { source: 'default', table: 'extra', configuration: { custom_name: 'extra_things' } } });
+    const after = tablesNow();
+    expect(after).to.not.equal(before);
+    expect(after.get('public.author')).to.equal(before.get('public.author'));
+    expect(after.get('public.comment')).to.equal(before.get('public.comment'));
+    expect(after.get('public.extra')).to.not.equal(before.get('public.extra'));
+    expect(after.get('public.extra')!.typeName).to.equal('extra_things');
+    await ok({ type: 'pg_set_table_customization', args: { source: 'default', table: 'extra', configuration: {} } });
+  });
+
   it('rebuilds the role given a permission on a new table, keeps the others', async () => {
     const m = await across(['ra', 'rb'], () => ok(select('extra', 'rb', { columns: ['id'], filter: {} })));
     expect(kept(m, 'ra')).to.equal(true);
