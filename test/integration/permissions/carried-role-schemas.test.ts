@@ -83,13 +83,16 @@ describe('role schemas carried across metadata operations (integration)', functi
     const tablesNow = () => ref().current.sources.get('default')!.tables;
     const before = tablesNow();
     await ok({ type: 'pg_set_table_customization', args: { source: 'default', table: 'extra', configuration: { custom_name: 'extra_things' } } });
-    const after = tablesNow();
-    expect(after).to.not.equal(before);
-    expect(after.get('public.author')).to.equal(before.get('public.author'));
-    expect(after.get('public.comment')).to.equal(before.get('public.comment'));
-    expect(after.get('public.extra')).to.not.equal(before.get('public.extra'));
-    expect(after.get('public.extra')!.typeName).to.equal('extra_things');
-    await ok({ type: 'pg_set_table_customization', args: { source: 'default', table: 'extra', configuration: {} } });
+    try {
+      const after = tablesNow();
+      expect(after).to.not.equal(before);
+      expect(after.get('public.author')).to.equal(before.get('public.author'));
+      expect(after.get('public.comment')).to.equal(before.get('public.comment'));
+      expect(after.get('public.extra')).to.not.equal(before.get('public.extra'));
+      expect(after.get('public.extra')!.typeName).to.equal('extra_things');
+    } finally {
+      await ok({ type: 'pg_set_table_customization', args: { source: 'default', table: 'extra', configuration: {} } });
+    }
   });
 
   it('rebuilds the role given a permission on a new table, keeps the others', async () => {
