@@ -156,11 +156,13 @@ export async function resolveSource(
   // Step 3: generated names must be unique across the source. A taken-over table losing its
   // names to a new one changes what other tables read: resolve every table afresh then.
   const clashes = removeNameClashes(meta.name, tables);
-  const kept = new Set(clashes.kept);
-  if ([...reuse.candidates].some((t) => !kept.has(t))) return resolveSource(meta, catalog, connection, rest);
+  if (clashes.inconsistencies.length > 0) {
+    const kept = new Set(clashes.kept);
+    if ([...reuse.candidates].some((t) => !kept.has(t))) return resolveSource(meta, catalog, connection, rest);
+    fresh = fresh.filter((t) => kept.has(t));
+  }
   tables = clashes.kept;
   inconsistencies.push(...clashes.inconsistencies);
-  if (clashes.inconsistencies.length > 0) fresh = fresh.filter((t) => kept.has(t));
 
   // Candidates that read something that changed are resolved afresh after all. The same entry and
   // catalog entry give the same names, so only their enum references can fail now; then what
