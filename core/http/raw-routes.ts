@@ -7,22 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { constants as zlib, gzip, gzipSync } from 'node:zlib';
-import { promisify } from 'node:util';
 import type { Logger } from '../logger.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
 import { tracing } from '../tracing/tracing.js';
 import { errorBody, toEngineError } from './error-response.js';
 import { corsHeaders, type CorsPolicy } from './cors.js';
-
-const gzipAsync = promisify(gzip);
-/**
- * As the reference engine: every answer is gzipped (at the fastest level) when the client lists
- * `gzip` in Accept-Encoding, whatever its size. Small bodies are compressed inline, where a trip
- * to the thread pool would cost more than the compression.
- */
-const GZIP_OPTIONS = { level: zlib.Z_BEST_SPEED };
-const INLINE_GZIP_LIMIT = 16 * 1024;
+import { gzipBody } from './gzip.js';
 
 /** The reference's reading of Accept-Encoding: a comma-separated list holding the token `gzip`. */
 export function acceptsGzip(header: string | undefined): boolean {
@@ -113,7 +103,8 @@ export interface RawDispatchDeps {
 
 /**
  * Runs a raw handler and writes its answer. Chained rather than awaited: the handler's promise is
- * the only one per request (bodies over INLINE_GZIP_LIMIT add the compression's). Never rejects.
+ * the only one per request (a body gzipped on the thread pool, over gzip.ts's INLINE_GZIP_LIMIT,
+ * adds the compression's). Never rejects.
  */
 export function dispatchRaw(handler: RawHandler, req: IncomingMessage, res: ServerResponse, deps: RawDispatchDeps): Promise<void> {
   const startedNs = process.hrtime.bigint();
@@ -158,10 +149,9 @@ function writeRaw(
   if (acceptsGzip(req.headers['accept-encoding'])) {
     headers['content-encoding'] = 'gzip';
     appendHeader(headers, 'vary', 'Accept-Encoding');
-    if (Buffer.byteLength(payload) > INLINE_GZIP_LIMIT) {
-      return gzipAsync(payload, GZIP_OPTIONS).then((zipped) => send(req, res, deps, response, zipped, headers, requestId, ip, startedNs));
-    }
-    return send(req, res, deps, response, gzipSync(payload, GZIP_OPTIONS), headers, requestId, ip, startedNs);
+    const zipped = gzipBody(payload);
+    if (zipped instanceof Promise) return zipped.then((body) => send(req, res, deps, response, body, headers, requestId, ip, startedNs));
+    return send(req, res, deps, response, zipped, headers, requestId, ip, startedNs);
   }
   return send(req, res, deps, response, payload, headers, requestId, ip, startedNs);
 }

@@ -229,6 +229,24 @@ describe('POST /v1/graphql, served as a raw route, behaves like every other rout
     expect(JSON.parse(plain.text).data.t).to.have.length(200);
   });
 
+  it('answers a short query gzipped too (a stored block under 1 KB), which every client reads', async () => {
+    const zipped = await new Promise<{ encoding: string | undefined; raw: Buffer }>((resolve, reject) => {
+      const req = request(engine.url + '/v1/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip, deflate, br' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ encoding: res.headers['content-encoding'], raw: Buffer.concat(chunks) }));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ query: '{ t(limit: 2, order_by: {id: asc}) { id v } }' }));
+    });
+    expect(zipped.encoding).to.equal('gzip');
+    expect(JSON.parse(gunzipSync(zipped.raw).toString()).data.t).to.have.length(2);
+    // fetch (undici) inflates it as a browser would.
+    const res = await fetch(engine.url + '/v1/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
+    expect(res.headers.get('content-encoding')).to.equal('gzip');
+    expect(await res.json()).to.deep.equal({ data: { __typename: 'query_root' } });
+  });
+
   it('refuses a body over the limit as a GraphQL error', async () => {
     const small = await startTestEngine({ databaseUrl: db.url, maxRequestBodySize: 64 });
     try {
