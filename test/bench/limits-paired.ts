@@ -23,11 +23,11 @@
  * `svc-graphql-engine-rate-limit`; a backend that exits mid-phase loses its CPU, so this is a
  * lower bound).
  *
- *   npx tsx test/bench/limits-paired.ts [--scenarios user-redis,role-redis,...] [--rounds n] [--duration s] [--delay-ms n] [--quick]
+ *   npx tsx test/bench/limits-paired.ts [--scenarios user-redis,role-redis,...] [--rounds n] [--duration s] [--delay-ms n] [--spin-us n] [--quick]
  *   npm run bench:limits:paired -- ...
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { ADMIN_HEADERS, configureEngine, postJson, startEngineProcess, type EngineProcess } from './engine-process.js';
@@ -47,6 +47,9 @@ export interface PairedScenario {
   /** Run only when named in `scenarios`: a part of another scenario's set, to find what costs. */
   part?: true;
 }
+
+/** The batch limit value that switches the calibration plugin's spin on (given to it as SVC_BENCH_SPIN_MARK). */
+const SPIN_MARK = 777;
 
 export const PAIRED_SCENARIOS: readonly PairedScenario[] = [
   // An A/A run: both sides without limits, so what it shows is the bench's own bias and spread.
@@ -72,9 +75,14 @@ export const PAIRED_SCENARIOS: readonly PairedScenario[] = [
   { id: 'role-md', name: '+ rate per role (metadata database)', store: 'metadata', limits: WITH_ROLE_RATE },
   { id: 'user-md', name: '+ rate per user (metadata database)', store: 'metadata', limits: WITH_RATE },
   { id: 'user-only-md', name: 'rate per user only (metadata database)', store: 'metadata', limits: RATE_ONLY },
+  { id: 'role-only-md', name: 'rate per role only (metadata database)', store: 'metadata', limits: { rate_limit: WITH_ROLE_RATE.rate_limit }, part: true },
   { id: 'role-redis', name: '+ rate per role (Redis)', store: 'redis', limits: WITH_ROLE_RATE },
   { id: 'user-redis', name: '+ rate per user (Redis)', store: 'redis', limits: WITH_RATE },
   { id: 'user-only-redis', name: 'rate per user only (Redis)', store: 'redis', limits: RATE_ONLY },
+  // Calibration: a check of known, pure CPU work (test/bench/fixtures/spin-limit.js) beside the
+  // batch limit, against the batch limit alone: what the bench reports for a cost known in advance.
+  { id: 'batch', name: 'batch limit only', store: 'metadata', limits: { batch_limit: LIMITS.batch_limit }, part: true },
+  { id: 'spin', name: 'batch limit + a calibrated spin', store: 'metadata', limits: { batch_limit: { global: SPIN_MARK } }, part: true },
 ];
 
 export interface PairedOptions extends RoundRobinOptions {
@@ -84,6 +92,8 @@ export interface PairedOptions extends RoundRobinOptions {
   scenarios?: readonly string[] | undefined;
   /** Pause of each connection between an answer and its next request, ms (undefined: closed loop). */
   delayMs?: number | undefined;
+  /** The calibration spin's microseconds per check (scenario `spin`; the plugin's default is 3). */
+  spinMicros?: number | undefined;
 }
 
 /** Engine CPU per request in a phase: the total, and its user and system parts. */
@@ -145,6 +155,17 @@ function cpuSince(before: Map<number, number>, after: Map<number, number>): numb
   return us;
 }
 
+/** A plugin config: the default plugins and the calibration spin (test/bench/fixtures/spin-limit.js). */
+function spinPluginConfig(repoRoot: string, workDir: string): string {
+  const path = join(workDir, 'plugins-spin.json');
+  if (!existsSync(path)) {
+    const defaults = JSON.parse(readFileSync(join(repoRoot, 'config/plugins.json'), 'utf8')) as { plugins: unknown[] };
+    const module = join(repoRoot, 'test/bench/fixtures/spin-limit.js');
+    writeFileSync(path, JSON.stringify({ plugins: [...defaults.plugins, { id: 'limits/bench-spin', module }] }));
+  }
+  return path;
+}
+
 const withDatabase = (url: string, name: string): string => {
   const u = new URL(url);
   u.pathname = `/${name}`;
@@ -173,6 +194,11 @@ export async function runPairedLimitsBench(opts: PairedOptions): Promise<PairedR
         mkdirSync(dir);
         const env: Record<string, string> = { SVC_GRAPHQL_METADATA_DATABASE_URL: withDatabase(cluster.url, name) };
         if (store === 'redis') env['SVC_GRAPHQL_REDIS_URL'] = opts.redisUrl;
+        if (chosen.some((s) => s.id === 'spin')) {
+          env['SVC_GRAPHQL_PLUGIN_CONFIG'] = spinPluginConfig(opts.repoRoot, workDir);
+          env['SVC_BENCH_SPIN_MARK'] = String(SPIN_MARK);
+          if (opts.spinMicros !== undefined) env['SVC_BENCH_SPIN_US'] = String(opts.spinMicros);
+        }
         const engine = await startEngineProcess(opts.repoRoot, cluster.url, dir, [], env);
         onStop(engine.stop);
         await configureEngine(engine.url, 10);
@@ -286,7 +312,7 @@ export function pairedReport(results: readonly PairedResult[], opts: Pick<Paired
 }
 
 if (isMain(import.meta.url)) {
-  const args = benchArgs(7, { 'redis-url': 'redis://127.0.0.1:6379/0', scenarios: undefined, 'delay-ms': '2' });
+  const args = benchArgs(7, { 'redis-url': 'redis://127.0.0.1:6379/0', scenarios: undefined, 'delay-ms': '2', 'spin-us': undefined });
   const delayMs = Number(args.extra('delay-ms'));
   const opts = {
     databaseUrl: args.databaseUrl,
@@ -296,6 +322,7 @@ if (isMain(import.meta.url)) {
     connections: 10,
     scenarios: args.extra('scenarios')?.split(',').map((s) => s.trim()),
     delayMs: delayMs > 0 ? delayMs : undefined,
+    spinMicros: args.extra('spin-us') === undefined ? undefined : Number(args.extra('spin-us')),
     repoRoot: repoRootOf(import.meta.url),
     log: (m: string) => console.log(`[bench:limits:paired] ${m}`),
   };
