@@ -62,7 +62,7 @@ export const LAYERS: ReadonlyArray<{ layer: string; units: ReadonlyArray<[unit: 
     layer: '6 operation contract and HTTP plumbing',
     units: [
       ['metadata-operation', ['metadata/operation.ts', 'metadata/consistency.ts', 'metadata/drop-inconsistent.ts', 'metadata/root-field-reservations.ts']],
-      ['http-plumbing', ['http/types.ts', 'http/raw-routes.ts', 'http/cors.ts', 'http/error-response.ts', 'http/body.ts']],
+      ['http-plumbing', ['http/types.ts', 'http/raw-routes.ts', 'http/gzip.ts', 'http/cors.ts', 'http/error-response.ts', 'http/body.ts']],
     ],
   },
   {
