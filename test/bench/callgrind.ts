@@ -10,8 +10,10 @@
  * sent one at a time with Node's fetch (which asks for gzip, as browsers do; `--plain` sends no
  * Accept-Encoding). Each block's instructions are split into V8's compiler, its GC, zlib and the
  * rest ("work": the engine's code, V8's builtins, libuv): JIT compilation and GC move a lot from
- * block to block, most of all after a metadata change, so compare "work". Scenarios run
- * `--repeat` times, interleaved.
+ * block to block, most of all after a metadata change, so compare "work". That still moves by up
+ * to ~5% between blocks of the same scenario (code that runs unoptimized for a while after a
+ * metadata change is counted in builtins), so scenarios run `--repeat` times, interleaved, and a
+ * difference is read across the repeats.
  *
  *   npx tsx test/bench/callgrind.ts [--query Q7] [--scenarios none,static,user] [--requests 2000] [--warm 3000] [--repeat 2] [--plain]
  *   npm run bench:callgrind -- ...
