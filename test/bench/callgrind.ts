@@ -21,7 +21,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ADMIN_HEADERS, ADMIN_SECRET, configureEngine, postJson, waitHealthy } from './engine-process.js';
+import { ADMIN_HEADERS, configureEngine, engineEnv, postJson, waitHealthy } from './engine-process.js';
 import { commandExists, freePort, startServer } from './proc.js';
 import { LIMITS, RATE_ONLY, WITH_RATE, WITH_ROLE_RATE } from './limits.js';
 import { QUERIES } from './queries.js';
@@ -88,19 +88,7 @@ export async function runCallgrindBench(opts: {
     const port = await freePort();
     const out = join(workDir, 'callgrind.out');
     const engineArgs = ['--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${out}`, process.execPath, join(opts.repoRoot, 'bin/svc-graphql-engine.js'), 'serve'];
-    const server = startServer('valgrind', engineArgs, join(workDir, 'engine.log'), {
-      cwd: opts.repoRoot,
-      env: {
-        ...process.env,
-        SVC_GRAPHQL_DATABASE_URL: cluster.url,
-        SVC_GRAPHQL_SERVER_HOST: '127.0.0.1',
-        SVC_GRAPHQL_SERVER_PORT: String(port),
-        SVC_GRAPHQL_ADMIN_SECRET: ADMIN_SECRET,
-        SVC_GRAPHQL_ENABLE_TELEMETRY: 'false',
-        SVC_GRAPHQL_ENABLED_LOG_TYPES: 'startup',
-        SVC_GRAPHQL_SCHEMA_SYNC_POLL_INTERVAL: '0',
-      },
-    });
+    const server = startServer('valgrind', engineArgs, join(workDir, 'engine.log'), { cwd: opts.repoRoot, env: engineEnv(cluster.url, port) });
     onStop(server.stop);
     const url = `http://127.0.0.1:${port}`;
     await waitHealthy(url, server, '/healthz', 15 * 60_000);

@@ -27,24 +27,26 @@ export async function startEngineProcess(
   execFileSync(process.execPath, [join(repoRoot, 'scripts/build.js'), '--if-needed'], { cwd: repoRoot, stdio: 'inherit' });
   const port = await freePort();
   const args = [...nodeOptions, join(repoRoot, 'bin/svc-graphql-engine.js'), 'serve'];
-  const server = startServer(process.execPath, args, join(workDir, 'engine.log'), {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      SVC_GRAPHQL_DATABASE_URL: databaseUrl,
-      SVC_GRAPHQL_SERVER_HOST: '127.0.0.1',
-      SVC_GRAPHQL_SERVER_PORT: String(port),
-      SVC_GRAPHQL_ADMIN_SECRET: ADMIN_SECRET,
-      SVC_GRAPHQL_ENABLE_TELEMETRY: 'false',
-      // Per-request HTTP logs off, as PostGraphile runs with --disable-query-log.
-      SVC_GRAPHQL_ENABLED_LOG_TYPES: 'startup',
-      SVC_GRAPHQL_SCHEMA_SYNC_POLL_INTERVAL: '0',
-      ...env,
-    },
-  });
+  const server = startServer(process.execPath, args, join(workDir, 'engine.log'), { cwd: repoRoot, env: engineEnv(databaseUrl, port, env) });
   const url = `http://127.0.0.1:${port}`;
   await waitHealthy(url, server);
   return { ...server, url };
+}
+
+/** The environment a bench engine runs with: on `databaseUrl`, serving 127.0.0.1:`port`, with `extra` on top. */
+export function engineEnv(databaseUrl: string, port: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    SVC_GRAPHQL_DATABASE_URL: databaseUrl,
+    SVC_GRAPHQL_SERVER_HOST: '127.0.0.1',
+    SVC_GRAPHQL_SERVER_PORT: String(port),
+    SVC_GRAPHQL_ADMIN_SECRET: ADMIN_SECRET,
+    SVC_GRAPHQL_ENABLE_TELEMETRY: 'false',
+    // Per-request HTTP logs off, as PostGraphile runs with --disable-query-log.
+    SVC_GRAPHQL_ENABLED_LOG_TYPES: 'startup',
+    SVC_GRAPHQL_SCHEMA_SYNC_POLL_INTERVAL: '0',
+    ...extra,
+  };
 }
 
 /** Waits until `GET path` answers below 500, or, without a path, until the port accepts connections. */
