@@ -3,8 +3,8 @@
  * the client accepts gzip, whatever its size (browsers and GraphQL clients always ask).
  *
  * zlib's per-call set-up (a stream object, its native context, the window and hash tables) costs
- * the same whatever the body's size: gzipping a pk lookup's 91-byte answer took the engine 28 µs
- * of CPU, against 103 µs for the whole request without it (docs/performance.md, "Gzip for short
+ * the same whatever the body's size: gzipping a pk lookup's 91-byte answer cost the engine 35 µs
+ * of CPU, against 105 µs for the whole request without it (docs/performance.md, "Gzip for short
  * answers"). A body under 1 KB gains nothing worth that: with its headers it fits one TCP segment
  * compressed or not, which is also why common HTTP compression middleware (and this engine's koa
  * routes) leaves bodies under 1 KB alone. Such a body is sent as a gzip member holding one
@@ -36,9 +36,10 @@ export function gzipBody(body: string): Buffer | Promise<Buffer> {
 /**
  * The compressor's window and hash table sized to the body. zlib's defaults set up and zero about
  * 200 KB (a 32 KB window, its chain table, 64 KB of hash heads, the pending buffer) for every
- * answer, which at a server's pace is memory no recent request touched: most of what deflating a
- * 1.6 KB answer cost (docs/performance.md, "Gzip for short answers"). A window at least as long as
- * the body and zlib's lookahead finds every match the default one does, so the bytes are the same
+ * answer, which at a server's pace is memory no recent request touched; for a 1.6 KB answer the
+ * sized set-up is about 16 KB (stand-alone, with the cache swept between calls: 31-50 µs before,
+ * 28-37 after; docs/performance.md, "Gzip for short answers"). A window at least as long as the
+ * body and zlib's lookahead finds every match the default one does, so the bytes are the same
  * (tested on JSON answers from 1 byte to 64 KB); past 32 KB it is zlib's default.
  */
 const OPTIONS_BY_BITS: ReadonlyArray<ZlibOptions> = Array.from({ length: 16 }, (_, bits) =>
@@ -61,6 +62,7 @@ export function gzipOptionsFor(length: number): ZlibOptions {
  * CRC-32 and length of the data.
  */
 export function storedMember(body: string, length: number = Buffer.byteLength(body)): Buffer {
+  if (length > 0xffff) throw new RangeError(`a stored block holds at most 65,535 bytes, not ${length}`);
   const out = Buffer.allocUnsafe(HEADER.length + 5 + length + 8);
   HEADER.copy(out, 0);
   let at = HEADER.length;

@@ -50,6 +50,9 @@ describe('gzipped response bodies', () => {
     const broken = Buffer.from(member);
     broken[broken.length - 8] ^= 0xff;
     expect(() => gunzipSync(broken)).to.throw();
+    // LEN is 16 bits: a longer body cannot be one stored block.
+    expect(storedMember('x'.repeat(65_535)).length).to.equal(65_535 + 23);
+    expect(() => storedMember('x'.repeat(65_536))).to.throw(RangeError);
   });
 });
 
