@@ -4,7 +4,7 @@
  * out. Here one engine serves the same query with and without the header in alternating rounds
  * (c=10, closed loop), and the report gives engine CPU per request and bytes per response for
  * each: Q7 (a pk lookup as a role, a 91-byte answer, sent as a stored gzip member) and Q3 (20
- * rows with their authors, about 2.6 KB, deflated). Each round's two runs are adjacent, so the
+ * rows with their authors, about 1.6 KB, deflated). Each round's two runs are adjacent, so the
  * difference is read within a round.
  *
  *   npx tsx test/bench/gzip.ts [--rounds 5] [--duration 6] [--quick]
