@@ -41,6 +41,7 @@ export type { TracingConfig, TraceContextJson, OtlpProtocol } from '../tracing/t
 
 // ---- Errors ---------------------------------------------------------------------------------
 export { EngineError, BootError, errors, isEngineError, isBootError } from '../errors.js';
+export { giveUpAtDeadline, timeLimitExceeded, TIME_LIMIT_EXCEEDED_MESSAGE } from '../db/time-limit.js';
 export type { ErrorCode, EngineErrorInit, BootErrorCode } from '../errors.js';
 
 // ---- Sessions and authentication ------------------------------------------------------------

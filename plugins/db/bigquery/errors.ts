@@ -4,7 +4,7 @@
  * a server that cannot be reached or refuses the credentials is `connection-not-established`; a
  * job stopped by its time limit is `time-limit-exceeded`.
  */
-import { EngineError, isEngineError } from '../../../core/sdk/index.js';
+import { EngineError, isEngineError, timeLimitExceeded } from '../../../core/sdk/index.js';
 
 interface ApiError {
   code?: number | string;
@@ -22,6 +22,6 @@ export function bigQueryEngineError(err: unknown, statement: string): EngineErro
   if ((typeof e.code === 'string' && NETWORK.has(e.code)) || e.code === 401 || e.code === 403 || reasons.includes('authError') || reasons.includes('accessDenied')) {
     return new EngineError('connection-not-established', 'could not query BigQuery: the service could not be reached or refused the credentials', { status: 500, internal });
   }
-  if (reasons.includes('jobTimeout') || reasons.includes('timeout')) return new EngineError('time-limit-exceeded', 'Time limit exceeded', { internal });
+  if (reasons.includes('jobTimeout') || reasons.includes('timeout')) return timeLimitExceeded({ internal });
   return new EngineError('unexpected', 'BigQuery request failed', { status: 500, internal });
 }

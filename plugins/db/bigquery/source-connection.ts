@@ -1,5 +1,5 @@
 /** A `wh_` source: its client, introspection, compilation and the read path (no mutations: read-only, as the reference). */
-import { type CompiledStatement, type CompileOptions, type DatabaseCatalog, EngineError, type RootFieldIR, type RunOptions, type SourceConnection, type SourceHealth } from '../../../core/sdk/index.js';
+import { type CompiledStatement, type CompileOptions, type DatabaseCatalog, EngineError, giveUpAtDeadline, type RootFieldIR, type RunOptions, type SourceConnection, type SourceHealth } from '../../../core/sdk/index.js';
 import { BigQueryConnection, type QueryParameter } from './client.js';
 import type { ResolvedBigQueryConnection } from './config.js';
 import { bigQueryEngineError } from './errors.js';
@@ -59,8 +59,9 @@ export class BigQuerySourceConnection implements SourceConnection {
     const { sql, params, s } = this.bind(statement, values);
     try {
       const deadline = options?.deadline;
+      // The job's own timeout stops it in BigQuery too; the engine stops waiting at the same moment.
       const run = this.client.query(sql, params, deadline === undefined ? {} : { jobTimeoutMs: Math.max(1, deadline - Date.now()) });
-      const result = deadline === undefined ? await run : await withDeadline(run, deadline);
+      const result = deadline === undefined ? await run : await giveUpAtDeadline(run, deadline);
       return resultJson(result, s.shape, s.stringifyNumbers);
     } catch (e) {
       throw bigQueryEngineError(e, sql);
@@ -100,18 +101,5 @@ export class BigQuerySourceConnection implements SourceConnection {
 
   close(): Promise<void> {
     return this.client.close();
-  }
-}
-
-/** A read past its deadline is given up with `time-limit-exceeded` (the job's own timeout stops it in BigQuery too). */
-async function withDeadline<T>(run: Promise<T>, deadline: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new EngineError('time-limit-exceeded', 'Time limit exceeded')), Math.max(0, deadline - Date.now()));
-  });
-  try {
-    return await Promise.race([run, late]);
-  } finally {
-    clearTimeout(timer);
   }
 }

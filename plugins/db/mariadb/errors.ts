@@ -5,7 +5,7 @@
  * `connection-not-established`. The server's message goes to `internal` only, except for the
  * violations whose message is meant for clients.
  */
-import { EngineError, isEngineError } from '../../../core/sdk/index.js';
+import { EngineError, isEngineError, timeLimitExceeded } from '../../../core/sdk/index.js';
 
 interface MysqlError {
   code?: string;
@@ -51,7 +51,7 @@ export function mariaEngineError(err: unknown, statement: string): EngineError {
   if (e.sqlState?.startsWith('22') || [1264, 1265, 1292, 1366, 1406, 1367, 1411, 3140, 1690].includes(errno)) {
     return new EngineError('data-exception', message, { internal });
   }
-  if (errno === 1969) return new EngineError('time-limit-exceeded', 'Time limit exceeded', { internal });
+  if (errno === 1969) return timeLimitExceeded({ internal });
   if (errno === 1213 || errno === 1205) return new EngineError('concurrent-update', message, { internal });
   return new EngineError('unexpected', 'database query error', { status: 500, internal });
 }

@@ -7,6 +7,7 @@ import {
   type CompileOptions,
   type DatabaseCatalog,
   EngineError,
+  giveUpAtDeadline,
   type MultiplexedStatement,
   type MutationIR,
   type MutationRun as MutationRunInput,
@@ -84,7 +85,7 @@ export class MariaSourceConnection implements SourceConnection {
         // The server stops the statement itself (whole seconds, so few statement texts); the
         // race answers at the deadline exactly.
         const seconds = Math.max(1, Math.ceil((deadline - Date.now()) / 1000));
-        rows = await withDeadline(this.pool.rows(`SET STATEMENT max_statement_time=${seconds} FOR ${s.text}`, params), deadline);
+        rows = await giveUpAtDeadline(this.pool.rows(`SET STATEMENT max_statement_time=${seconds} FOR ${s.text}`, params), deadline);
       }
       const root = rows[0]?.['root'];
       return root === undefined || root === null ? 'null' : String(root);
@@ -161,18 +162,5 @@ export class MariaSourceConnection implements SourceConnection {
 
   close(): Promise<void> {
     return this.pool.close();
-  }
-}
-
-/** A read past its deadline is given up with `time-limit-exceeded` (the server stops it too). */
-async function withDeadline<T>(run: Promise<T>, deadline: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new EngineError('time-limit-exceeded', 'Time limit exceeded')), Math.max(0, deadline - Date.now()));
-  });
-  try {
-    return await Promise.race([run, late]);
-  } finally {
-    clearTimeout(timer);
   }
 }

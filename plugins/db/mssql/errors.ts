@@ -6,7 +6,7 @@
  * cancelled at the request's deadline `time-limit-exceeded`. The server's message goes to
  * `internal` only, except for the violations whose message is meant for clients.
  */
-import { EngineError, isEngineError } from '../../../core/sdk/index.js';
+import { EngineError, isEngineError, timeLimitExceeded } from '../../../core/sdk/index.js';
 
 /** The fields of mssql's ConnectionError / RequestError (and tedious's errors under them) read here. */
 interface DriverError {
@@ -60,7 +60,7 @@ export function mssqlEngineError(err: unknown, statement: string): EngineError {
   const message = e.message ?? String(err);
   const n = errorNumber(e);
   const internal = { statement, error: { message, code: e.code ?? null, number: n ?? null, state: e.state ?? null } };
-  if (e.code === 'ECANCEL') return new EngineError('time-limit-exceeded', 'Time limit exceeded', { internal });
+  if (e.code === 'ECANCEL') return timeLimitExceeded({ internal });
   if (n === undefined && e.code !== undefined && CONNECTION_CODES.has(e.code)) {
     return new EngineError('connection-not-established', `could not connect to the SQL Server: ${e.code}`, { status: 500, internal });
   }

@@ -7,7 +7,7 @@
  * attention), not only given up.
  */
 import type { ConnectionPool, Request, Transaction } from 'mssql';
-import { EngineError } from '../../../core/sdk/index.js';
+import { EngineError, timeLimitExceeded } from '../../../core/sdk/index.js';
 import type { MssqlIsolationLevel, ResolvedMssqlConnection } from './config.js';
 
 export type Row = Record<string, unknown>;
@@ -62,7 +62,7 @@ async function run(request: Request, sql: string, values: readonly unknown[], de
   let timer: NodeJS.Timeout | undefined;
   if (deadline !== undefined) {
     const left = deadline - Date.now();
-    if (left <= 0) throw new EngineError('time-limit-exceeded', 'Time limit exceeded');
+    if (left <= 0) throw timeLimitExceeded();
     timer = setTimeout(() => request.cancel(), left);
   }
   try {
@@ -78,7 +78,7 @@ async function beforeDeadline<T>(opening: Promise<T>, deadline: number | undefin
   if (deadline === undefined) return opening;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_ok, fail) => {
-    timer = setTimeout(() => fail(new EngineError('time-limit-exceeded', 'Time limit exceeded')), Math.max(0, deadline - Date.now()));
+    timer = setTimeout(() => fail(timeLimitExceeded()), Math.max(0, deadline - Date.now()));
   });
   try {
     return await Promise.race([opening, late]);

@@ -15,8 +15,8 @@ import {
   isStatementError,
   scrubbedMessage,
 } from './pg-errors.js';
-import { StatementDeadline, checkNotPassed, timeLimitExceeded, waitForConnection } from './statement-deadline.js';
-import { EngineError, SpanKind, engineWorkerCount, tracing } from '../../../core/sdk/index.js';
+import { StatementDeadline, checkNotPassed, waitForConnection } from './statement-deadline.js';
+import { EngineError, SpanKind, engineWorkerCount, timeLimitExceeded, tracing } from '../../../core/sdk/index.js';
 import { PipelineStepError, runPipeline, type PipelineRows, type PipelineStep } from './pipeline.js';
 import { stallGuardPoolConfig } from './stall-guard.js';
 import { queryFirstText } from './json-text-query.js';

@@ -6,7 +6,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import type { PoolClient } from 'pg';
-import { EngineError } from '../../../core/sdk/index.js';
+import { type EngineError, timeLimitExceeded } from '../../../core/sdk/index.js';
 import { STALL_GRACE_MS, destroyConnection } from './stall-guard.js';
 
 /** What pg keeps on a client about its backend (not in pg's published types). */
@@ -17,10 +17,6 @@ interface BackendKey {
 }
 
 const CANCEL_REQUEST_CODE = 80877102;
-
-export function timeLimitExceeded(): EngineError {
-  return new EngineError('time-limit-exceeded', 'time limit exceeded: the operation ran past its time limit and its database statement was cancelled');
-}
 
 /** Sends the cancel request for whatever `client`'s backend is running; errors are ignored. */
 export function sendCancelRequest(client: PoolClient): void {

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import type { Engine } from '../../../core/engine.js';
+import { TIME_LIMIT_EXCEEDED_MESSAGE } from '../../../core/sdk/index.js';
 import { call, graphql, metadata, startTestEngine } from '../../helpers/engine.js';
 import type { ReadApiFixture } from '../read-api/fixture.js';
 import { USER, EDITOR, eventually, startLimitsFixture } from './fixture.js';
@@ -104,6 +105,8 @@ describe('API limits', function () {
     const res = await graphql(f.engine, '{ slow_authors(args: {seconds: 30}) { id } }', undefined, USER);
     const took = Date.now() - started;
     expect(errorOf(res)?.extensions.code, JSON.stringify(res.body)).to.equal('time-limit-exceeded');
+    // The words every database kind gives (core/db/time-limit.ts).
+    expect(errorOf(res)?.message).to.equal(TIME_LIMIT_EXCEEDED_MESSAGE);
     expect(took).to.be.below(10000);
     // The statement is gone from the database, not merely abandoned by the engine.
     await eventually(async () => {

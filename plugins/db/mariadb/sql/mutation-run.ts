@@ -3,7 +3,7 @@
  * MariaDB's statements. The written rows are known by their key: the primary key, else the first
  * unique key, read from information_schema once per table and connection.
  */
-import { type Affected, type BoundSql, EngineError, type KeyRow, type Marked, MutationProgramRun, type TableKeys, type TableRef, type UpdatePlan } from '../../../../core/sdk/index.js';
+import { type Affected, type BoundSql, EngineError, type KeyRow, type Marked, MutationProgramRun, type TableKeys, type TableRef, timeLimitExceeded, type UpdatePlan } from '../../../../core/sdk/index.js';
 import { duplicateKeyName, isDuplicateKey, mariaEngineError } from '../errors.js';
 import type { Queryable, Row } from '../pool.js';
 import type { MariaCompiledMutation } from './mutation.js';
@@ -56,7 +56,7 @@ export class MutationRun extends MutationProgramRun<Slot> {
   protected timed(sql: string, params: unknown[]): Promise<Row[]> {
     if (this.deadline === undefined) return this.tx.rows(sql, params);
     const left = this.deadline - Date.now();
-    if (left <= 0) throw new EngineError('time-limit-exceeded', 'Time limit exceeded', { path: this.plan.errorPath });
+    if (left <= 0) throw timeLimitExceeded({ path: this.plan.errorPath });
     return this.tx.rows(`SET STATEMENT max_statement_time=${Math.ceil(left / 1000)} FOR ${sql}`, params);
   }
 

@@ -3,7 +3,7 @@
  * SQL Server's statements. The written rows are known by their key: the primary key, else the
  * first unique key, from the source's last introspection.
  */
-import { type Affected, type BoundSql, EngineError, type KeyRow, type Marked, MutationProgramRun, type TableKeys as KeyColumns, type TableRef, type UpdatePlan } from '../../../../core/sdk/index.js';
+import { type Affected, type BoundSql, EngineError, type KeyRow, type Marked, MutationProgramRun, type TableKeys as KeyColumns, type TableRef, timeLimitExceeded, type UpdatePlan } from '../../../../core/sdk/index.js';
 import { duplicateKeyName, isDuplicateKey, mssqlEngineError } from '../errors.js';
 import type { Queryable, Row } from '../pool.js';
 import type { MssqlCompiledMutation } from './mutation.js';
@@ -58,7 +58,7 @@ export class MutationRun extends MutationProgramRun<Slot, TableKeys> {
 
   /** None starts after the deadline, and the driver cancels a running one at it. */
   protected timed(sql: string, params: unknown[]): Promise<Row[]> {
-    if (this.deadline !== undefined && this.deadline <= Date.now()) throw new EngineError('time-limit-exceeded', 'Time limit exceeded', { path: this.plan.errorPath });
+    if (this.deadline !== undefined && this.deadline <= Date.now()) throw timeLimitExceeded({ path: this.plan.errorPath });
     return this.tx.rows(sql, params, this.deadline);
   }
 

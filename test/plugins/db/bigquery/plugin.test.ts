@@ -7,6 +7,7 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { TIME_LIMIT_EXCEEDED_MESSAGE } from '../../../../core/sdk/index.js';
 import { call, graphql } from '../../../helpers/engine.js';
 import { DATASET } from './fixture.js';
 import { ADMIN, type Body, type Harness, SOURCE, startHarness, trackFixture } from './harness.js';
@@ -148,6 +149,7 @@ describe('db/bigquery: the kind in an engine (stand-in)', function () {
     const startedAt = Date.now();
     const body = await gql('{ conf_article { id } }', undefined, { ...ADMIN, 'x-svc-role': 'user', 'x-svc-user-id': '1' });
     expect(body.errors![0]!.extensions!.code).to.equal('time-limit-exceeded');
+    expect(body.errors![0]!.message).to.equal(TIME_LIMIT_EXCEEDED_MESSAGE);
     expect(Date.now() - startedAt).to.be.lessThan(3000);
     const job = h.bq.queries.at(-1)!;
     expect(job.endpoint).to.equal('jobs.insert');

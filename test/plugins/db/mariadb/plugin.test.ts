@@ -11,7 +11,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DatabaseKind, MutationIR, RootFieldIR } from '../../../../core/sdk/index.js';
 import { createConnection } from 'mysql2/promise';
-import { createTestKernel, similarToRegex } from '../../../../core/sdk/index.js';
+import { createTestKernel, similarToRegex, TIME_LIMIT_EXCEEDED_MESSAGE } from '../../../../core/sdk/index.js';
 import { parseMariaConfiguration, resolveMariaConfiguration } from '../../../../plugins/db/mariadb/config.js';
 import { compileRootField, type MariaStatement } from '../../../../plugins/db/mariadb/sql/compile.js';
 import { quoteIdent } from '../../../../plugins/db/mariadb/sql/quote.js';
@@ -66,9 +66,10 @@ describe('db/mariadb plugin', () => {
       const started = Date.now();
       const err = await conn.runQuery(sleepy, '{}', [], { deadline: Date.now() + 300 }).then(
         () => null,
-        (e: unknown) => e as { code?: string },
+        (e: unknown) => e as { code?: string; message?: string },
       );
       expect(err?.code).to.equal('time-limit-exceeded');
+      expect(err?.message).to.equal(TIME_LIMIT_EXCEEDED_MESSAGE);
       expect(Date.now() - started).to.be.below(2000);
       expect(await conn.runQuery({ ...sleepy, text: "SELECT '[1]' AS root" }, '{}', [])).to.equal('[1]');
     } finally {
