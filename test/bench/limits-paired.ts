@@ -10,7 +10,12 @@
  * standard error, the same for the engine's user CPU alone (the limits' own code runs there) and
  * its system CPU, and the mean over the phases with A limited and with B limited: on this host the
  * two engines differ by a few percent whichever has the limits (the first one started costs more
- * per request), which the swap cancels in the mean but which widens the spread.
+ * per request), which the swap cancels in the mean but which widens the spread. The swap cancels a
+ * difference between the two processes only when it does not depend on the limits; one that does
+ * (how a process's layout suits the limits' memory traffic) is drawn once per run, and the phases'
+ * standard error does not show it. `--fresh-engines` starts both engines anew before each round,
+ * the one started first alternating, so that such differences are drawn afresh every round and
+ * show in the spread (at about 10 s a round for the restarts and a longer warm-up).
  *
  * The load is paced: each wrk connection waits `--delay-ms` (2 ms by default) after an answer. Under
  * a closed loop (wrk's default, `--delay-ms 0`) an engine that answers a little slower gets fewer
@@ -23,7 +28,7 @@
  * `svc-graphql-engine-rate-limit`; a backend that exits mid-phase loses its CPU, so this is a
  * lower bound).
  *
- *   npx tsx test/bench/limits-paired.ts [--scenarios user-redis,role-redis,...] [--rounds n] [--duration s] [--delay-ms n] [--spin-us n] [--quick]
+ *   npx tsx test/bench/limits-paired.ts [--scenarios user-redis,role-redis,...] [--rounds n] [--duration s] [--delay-ms n] [--spin-us n] [--fresh-engines] [--quick]
  *   npm run bench:limits:paired -- ...
  */
 import { randomBytes } from 'node:crypto';
@@ -94,6 +99,12 @@ export interface PairedOptions extends RoundRobinOptions {
   delayMs?: number | undefined;
   /** The calibration spin's microseconds per check (scenario `spin`; the plugin's default is 3). */
   spinMicros?: number | undefined;
+  /**
+   * Start both engines anew before every round after the first, the one started first alternating
+   * by round, so that what one process run differs from another by (where its heap and code fell,
+   * which engine the host started first) is drawn afresh each round instead of once per run.
+   */
+  freshEngines?: boolean | undefined;
 }
 
 /** Engine CPU per request in a phase: the total, and its user and system parts. */
@@ -142,6 +153,8 @@ export interface PairedResult {
 
 const RATE_POOL = 'svc-graphql-engine-rate-limit';
 const WARM_UP_SECONDS = 2;
+/** With engines started anew each round, their code is optimised afresh too: a longer warm-up. */
+const FRESH_WARM_UP_SECONDS = 5;
 
 /** CPU µs of the metadata database's rate-limit backends, by pid (a local cluster only). */
 async function rateBackendsCpu(client: pg.Client): Promise<Map<number, number>> {
@@ -183,8 +196,10 @@ export async function runPairedLimitsBench(opts: PairedOptions): Promise<PairedR
     const redisPid = await redisServerPid();
     // Engines per store kind, two of each, each with its own metadata database.
     const pairs = new Map<Store, [EngineProcess, EngineProcess]>();
+    const starters = new Map<Store, [() => Promise<EngineProcess>, () => Promise<EngineProcess>]>();
     for (const store of new Set(chosen.map((s) => s.store))) {
       const pair: EngineProcess[] = [];
+      const starts: Array<() => Promise<EngineProcess>> = [];
       for (const side of ['a', 'b']) {
         // Unique: a CI smoke run shares its server with other suites.
         const name = `svc_paired_meta_${store}_${side}_${randomBytes(4).toString('hex')}`;
@@ -199,13 +214,33 @@ export async function runPairedLimitsBench(opts: PairedOptions): Promise<PairedR
           env['SVC_BENCH_SPIN_MARK'] = String(SPIN_MARK);
           if (opts.spinMicros !== undefined) env['SVC_BENCH_SPIN_US'] = String(opts.spinMicros);
         }
-        const engine = await startEngineProcess(opts.repoRoot, cluster.url, dir, [], env);
-        onStop(engine.stop);
+        const start = async (): Promise<EngineProcess> => {
+          const engine = await startEngineProcess(opts.repoRoot, cluster.url, dir, [], env);
+          onStop(engine.stop);
+          return engine;
+        };
+        const engine = await start();
         await configureEngine(engine.url, 10);
         pair.push(engine);
+        starts.push(start);
       }
       pairs.set(store, [pair[0]!, pair[1]!]);
+      starters.set(store, [starts[0]!, starts[1]!]);
     }
+    /** Both engines of every pair stopped and started again (their metadata stays in their databases), B first on odd rounds. */
+    const restartEngines = async (round: number): Promise<void> => {
+      for (const [store, [a, b]] of pairs) {
+        await Promise.all([a.stop(), b.stop()]);
+        const [startA, startB] = starters.get(store)!;
+        if (round % 2 === 1) {
+          const newB = await startB();
+          pairs.set(store, [await startA(), newB]);
+        } else {
+          const newA = await startA();
+          pairs.set(store, [newA, await startB()]);
+        }
+      }
+    };
     const setLimits = async (engine: EngineProcess, limits: Record<string, unknown> | null) => {
       const res = await postJson(`${engine.url}/v1/metadata`, limits === null ? { type: 'remove_api_limits', args: {} } : { type: 'set_api_limits', args: limits });
       if (res.status !== 200) throw new Error(`set_api_limits failed: ${JSON.stringify(res.body)}`);
@@ -231,7 +266,9 @@ export async function runPairedLimitsBench(opts: PairedOptions): Promise<PairedR
       return { ...r, cpuUs: userUs + systemUs, userUs, systemUs, mainThreadUs: (cpu1.mainThreadUs - cpu0.mainThreadUs) / n };
     };
     const phases = new Map<string, PhaseRun[]>(chosen.map((s) => [s.name, []]));
+    const warmUpSeconds = opts.freshEngines ? FRESH_WARM_UP_SECONDS : WARM_UP_SECONDS;
     for (let round = 0; round < opts.rounds; round++) {
+      if (opts.freshEngines && round > 0) await restartEngines(round);
       for (const s of chosen) {
         const [a, b] = pairs.get(s.store)!;
         for (const [limited, unlimited] of [
@@ -243,7 +280,7 @@ export async function runPairedLimitsBench(opts: PairedOptions): Promise<PairedR
           // Unmeasured: a metadata change is a new snapshot, whose first requests plan and compile
           // the operation again; only the limited side has just changed, so without this the
           // limits would be charged for it.
-          await Promise.all([runWrk(target(limited), perSide, WARM_UP_SECONDS, workDir, seed++), runWrk(target(unlimited), perSide, WARM_UP_SECONDS, workDir, seed++)]);
+          await Promise.all([runWrk(target(limited), perSide, warmUpSeconds, workDir, seed++), runWrk(target(unlimited), perSide, warmUpSeconds, workDir, seed++)]);
           const store0 = s.store === 'redis' ? (redisPid === undefined ? 0 : processCpuMicros(redisPid)) : await rateBackendsCpu(admin);
           const [l, u] = await Promise.all([timed(limited), timed(unlimited)]);
           const storeUs =
@@ -295,12 +332,13 @@ function standardError(xs: readonly number[]): number {
   return Math.sqrt(variance / xs.length);
 }
 
-export function pairedReport(results: readonly PairedResult[], opts: Pick<PairedOptions, 'rounds' | 'durationSeconds' | 'connections' | 'delayMs'>): string {
+export function pairedReport(results: readonly PairedResult[], opts: Pick<PairedOptions, 'rounds' | 'durationSeconds' | 'connections' | 'delayMs' | 'freshEngines'>): string {
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   const spread = (xs: number[]) => `${pct(Math.min(...xs))} to ${pct(Math.max(...xs))}`;
   return [
     `Paired phases: ${opts.rounds} rounds × 2 phases of ${opts.durationSeconds} s, wrk c=${Math.max(1, Math.floor(opts.connections / 2))} per engine, ` +
-      `${opts.delayMs === undefined ? 'closed loop' : `${opts.delayMs} ms between an answer and a connection's next request`}, Q7.`,
+      `${opts.delayMs === undefined ? 'closed loop' : `${opts.delayMs} ms between an answer and a connection's next request`}, Q7` +
+      `${opts.freshEngines ? '; both engines started anew before each round, the one started first alternating' : ''}.`,
     '',
     '| scenario | engine CPU µs/req, limited | unlimited (same phases) | store CPU µs/req | cost: engine CPU (median; mean ± SE) | cost: engine + store CPU | phases (engine CPU) | cost: engine user CPU (median; mean ± SE) | cost: engine system CPU | mean cost, A limited / B limited | cost: req/s |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
@@ -312,7 +350,7 @@ export function pairedReport(results: readonly PairedResult[], opts: Pick<Paired
 }
 
 if (isMain(import.meta.url)) {
-  const args = benchArgs(7, { 'redis-url': 'redis://127.0.0.1:6379/0', scenarios: undefined, 'delay-ms': '2', 'spin-us': undefined });
+  const args = benchArgs(7, { 'redis-url': 'redis://127.0.0.1:6379/0', scenarios: undefined, 'delay-ms': '2', 'spin-us': undefined }, ['fresh-engines']);
   const delayMs = Number(args.extra('delay-ms'));
   const opts = {
     databaseUrl: args.databaseUrl,
@@ -323,6 +361,7 @@ if (isMain(import.meta.url)) {
     scenarios: args.extra('scenarios')?.split(',').map((s) => s.trim()),
     delayMs: delayMs > 0 ? delayMs : undefined,
     spinMicros: args.extra('spin-us') === undefined ? undefined : Number(args.extra('spin-us')),
+    freshEngines: args.flag('fresh-engines'),
     repoRoot: repoRootOf(import.meta.url),
     log: (m: string) => console.log(`[bench:limits:paired] ${m}`),
   };

@@ -94,9 +94,10 @@ export async function runRoundRobin<R extends WrkResult>(
   return runs;
 }
 
-/** The common command line of a scenario bench, plus its own string options. */
-export function benchArgs<E extends string>(defaultRounds: number, extra: Partial<Record<E, string>> = {}) {
+/** The common command line of a scenario bench, plus its own string options and its own flags. */
+export function benchArgs<E extends string, F extends string = never>(defaultRounds: number, extra: Partial<Record<E, string>> = {}, flags: readonly F[] = []) {
   const own = Object.fromEntries(Object.entries(extra).map(([k, d]) => [k, { type: 'string' as const, ...(d === undefined ? {} : { default: d as string }) }]));
+  const ownFlags = Object.fromEntries(flags.map((f) => [f, { type: 'boolean' as const, default: false }]));
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
@@ -105,17 +106,20 @@ export function benchArgs<E extends string>(defaultRounds: number, extra: Partia
       duration: { type: 'string' },
       out: { type: 'string' },
       ...own,
+      ...ownFlags,
     },
   });
   const quick = values.quick === true;
   const text = (v: string | boolean | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
+  const all = values as Record<string, string | boolean | undefined>;
   return {
     quick,
     databaseUrl: text(values['database-url']),
     rounds: Number(text(values.rounds) ?? (quick ? 1 : defaultRounds)),
     durationSeconds: Number(text(values.duration) ?? (quick ? 2 : 10)),
     out: text(values.out),
-    extra: (name: E): string | undefined => text((values as Record<string, string | boolean | undefined>)[name]),
+    extra: (name: E): string | undefined => text(all[name]),
+    flag: (name: F): boolean => all[name] === true,
   };
 }
 
