@@ -15,7 +15,10 @@
  * (how a process's layout suits the limits' memory traffic) is drawn once per run, and the phases'
  * standard error does not show it. `--fresh-engines` starts both engines anew before each round,
  * the one started first alternating, so that such differences are drawn afresh every round and
- * show in the spread (at about 10 s a round for the restarts and a longer warm-up).
+ * show in the spread (at about 10 s a round for the restarts and a longer warm-up). It measures
+ * young engines, though: a per-user rate limit costs them about twice what it costs one that has
+ * run for minutes, every key being new (docs/performance.md, "How the per-user figure depends on
+ * the keys' history").
  *
  * The load is paced: each wrk connection waits `--delay-ms` (2 ms by default) after an answer. Under
  * a closed loop (wrk's default, `--delay-ms 0`) an engine that answers a little slower gets fewer
