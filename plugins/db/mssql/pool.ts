@@ -7,7 +7,7 @@
  * attention), not only given up.
  */
 import type { ConnectionPool, Request, Transaction } from 'mssql';
-import { EngineError, timeLimitExceeded } from '../../../core/sdk/index.js';
+import { EngineError, giveUpAtDeadline, timeLimitExceeded } from '../../../core/sdk/index.js';
 import type { MssqlIsolationLevel, ResolvedMssqlConnection } from './config.js';
 
 export type Row = Record<string, unknown>;
@@ -74,17 +74,8 @@ async function run(request: Request, sql: string, values: readonly unknown[], de
 }
 
 /** `opening` (a pool still connecting) given up at the deadline with time-limit-exceeded. */
-async function beforeDeadline<T>(opening: Promise<T>, deadline: number | undefined): Promise<T> {
-  if (deadline === undefined) return opening;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_ok, fail) => {
-    timer = setTimeout(() => fail(timeLimitExceeded()), Math.max(0, deadline - Date.now()));
-  });
-  try {
-    return await Promise.race([opening, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+function beforeDeadline<T>(opening: Promise<T>, deadline: number | undefined): Promise<T> {
+  return deadline === undefined ? opening : giveUpAtDeadline(opening, deadline);
 }
 
 class TransactionQueryable implements Queryable {
