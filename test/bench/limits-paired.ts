@@ -41,7 +41,7 @@ import pg from 'pg';
 import { ADMIN_HEADERS, configureEngine, postJson, startEngineProcess, type EngineProcess } from './engine-process.js';
 import { QUERIES } from './queries.js';
 import { LIMITS, RATE_ONLY, WITH_RATE, WITH_ROLE_RATE } from './limits.js';
-import { processCpuMicros, processCpuSplitMicros, redisServerPid } from './proc.js';
+import { processCpuPreciseMicros, processCpuSplitMicros, redisServerPid } from './proc.js';
 import { benchArgs, isMain, median, repoRootOf, withBenchDatabase, writeBenchReport, type RoundRobinOptions } from './round-robin.js';
 import { runWrk, type WrkResult, type WrkTarget } from './wrk.js';
 
@@ -162,7 +162,7 @@ const FRESH_WARM_UP_SECONDS = 5;
 /** CPU µs of the metadata database's rate-limit backends, by pid (a local cluster only). */
 async function rateBackendsCpu(client: pg.Client): Promise<Map<number, number>> {
   const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [RATE_POOL]);
-  return new Map(rows.map((r) => [r.pid, processCpuMicros(r.pid)]));
+  return new Map(rows.map((r) => [r.pid, processCpuPreciseMicros(r.pid)]));
 }
 
 function cpuSince(before: Map<number, number>, after: Map<number, number>): number {
@@ -284,10 +284,10 @@ export async function runPairedLimitsBench(opts: PairedOptions): Promise<PairedR
           // the operation again; only the limited side has just changed, so without this the
           // limits would be charged for it.
           await Promise.all([runWrk(target(limited), perSide, warmUpSeconds, workDir, seed++), runWrk(target(unlimited), perSide, warmUpSeconds, workDir, seed++)]);
-          const store0 = s.store === 'redis' ? (redisPid === undefined ? 0 : processCpuMicros(redisPid)) : await rateBackendsCpu(admin);
+          const store0 = s.store === 'redis' ? (redisPid === undefined ? 0 : processCpuPreciseMicros(redisPid)) : await rateBackendsCpu(admin);
           const [l, u] = await Promise.all([timed(limited), timed(unlimited)]);
           const storeUs =
-            s.store === 'redis' ? (redisPid === undefined ? 0 : processCpuMicros(redisPid) - (store0 as number)) : cpuSince(store0 as Map<number, number>, await rateBackendsCpu(admin));
+            s.store === 'redis' ? (redisPid === undefined ? 0 : processCpuPreciseMicros(redisPid) - (store0 as number)) : cpuSince(store0 as Map<number, number>, await rateBackendsCpu(admin));
           const phase: PhaseRun = { limitedSide: limited === a ? 'A' : 'B', limited: { ...l, storeCpuUs: storeUs / Math.max(l.requests, 1) }, unlimited: u };
           phases.get(s.name)!.push(phase);
           opts.log(
