@@ -30,12 +30,15 @@
  * - *Leases.* Leased keys hold at most cap − 1 − twice the allowance (held and in flight), so that in
  *   any span an instance's uncovered operations (tokens held or in flight when the span began, free
  *   operations, one debt) are at most cap. Within that the lease size follows the instance's own
- *   request rate for the key (about half a window of its traffic, at least 2), so idle keys hold
- *   little; a key coming back after an idle spell leases half as much again as it made in its last
- *   window-long period, since its rate averaged over the idle time says little about its next
- *   burst. A token is spent only while its reservation is still inside the store's window (it
- *   expires `windowMs` after the reservation was sent), and a lease that the limit's new value no
- *   longer allows is cut down at once.
+ *   request rate for the key: about a window of its traffic, at least 2. Tokens expire a window
+ *   after their reservation, so a larger lease would only strand tokens, and a smaller one costs
+ *   more round trips for the same traffic (half a window of it made a per-user key a little past
+ *   its free operations reserve twice a minute instead of once: rate-lease-size.test.ts). A key
+ *   coming back after an idle spell leases half as much again as it made in its last window-long
+ *   period, since its rate averaged over the idle time says little about its next burst. A token
+ *   is spent only while its reservation is still inside the store's window (it expires `windowMs`
+ *   after the reservation was sent), and a lease that the limit's new value no longer allows is
+ *   cut down at once.
  *
  * Limits under 40 a window give a cap of 1: such a key is exact (no free operation, no debt), with
  * a token reserved only for a request that is waiting for it.
@@ -271,8 +274,8 @@ export class RateLeases {
   private readonly scopes = new Map<string, LeaseScope>();
   private readonly raw = new LeaseScope(RAW_KEY);
   private readonly windowMs: number;
-  /** How much traffic a lease aims to cover: half the window (30 s of a minute). */
-  private readonly spanMs: number;
+  /** How far back the rate a lease is sized by looks: recent traffic weighs most after half a window. */
+  private readonly rateHorizonMs: number;
   private readonly clock: () => number;
   private readonly backgroundDelayMs: number;
   private readonly freeOps: boolean;
@@ -288,7 +291,7 @@ export class RateLeases {
     options: LeaseOptions,
   ) {
     this.windowMs = options.windowMs;
-    this.spanMs = Math.max(1, options.windowMs / 2);
+    this.rateHorizonMs = Math.max(1, options.windowMs / 2);
     this.clock = options.clock ?? (() => performance.now());
     this.backgroundDelayMs = options.backgroundDelayMs ?? BACKGROUND_DELAY_MS;
     this.freeOps = options.freeOps ?? true;
@@ -467,7 +470,7 @@ export class RateLeases {
     this.refill(lease, want, now, false).catch(() => undefined);
   }
 
-  /** The next lease size: the smoothed request rate over a span, between MIN_SIZE and what the lease may hold. */
+  /** The next lease size: a window of the smoothed request rate, between MIN_SIZE and what the lease may hold. */
   private adapt(lease: Lease, now: number): void {
     if (lease.cap <= 1) {
       lease.size = 1;
@@ -483,13 +486,13 @@ export class RateLeases {
     }
     const elapsed = Math.max(now - lease.lastRefillAt, 0.001);
     const instant = lease.spent / elapsed;
-    // Over the lease's first span its whole history is the estimate; then recent spans weigh most.
-    const horizon = Math.max(Math.min(this.spanMs, now - lease.measuredSince), elapsed);
+    // Over the lease's first half window its whole history is the estimate; then recent traffic weighs most.
+    const horizon = Math.max(Math.min(this.rateHorizonMs, now - lease.measuredSince), elapsed);
     const weight = Math.min(1, elapsed / horizon);
     lease.rate = lease.rate * (1 - weight) + instant * weight;
     lease.spent = 0;
     lease.lastRefillAt = now;
-    lease.size = Math.min(lease.hold, Math.max(MIN_SIZE, Math.ceil(lease.rate * this.spanMs)));
+    lease.size = Math.min(lease.hold, Math.max(MIN_SIZE, Math.ceil(lease.rate * this.windowMs)));
     lease.resized();
   }
 

@@ -57,3 +57,39 @@ export function busiestWindow(times: number[], windowMs: number): number {
   }
   return best;
 }
+
+/**
+ * An in-memory sliding window timed by the test's clock, for runs on a simulated clock (a real
+ * store is timed by its own clock, which a simulated one cannot follow). The real stores'
+ * behaviour is tested in rate-leases.test.ts.
+ */
+export class ClockedWindowStore implements RateStore {
+  readonly log: string[] = [];
+  private readonly windows = new Map<string, Array<{ at: number; n: number }>>();
+  constructor(private readonly clock: () => number) {}
+  async reserve(requests: readonly Reservation[], windowMs: number): Promise<Grant[]> {
+    const now = this.clock();
+    return requests.map((r) => {
+      const live = (this.windows.get(r.key) ?? []).filter((e) => e.at > now - windowMs);
+      const used = live.reduce((a, e) => a + e.n, 0);
+      const granted = Math.max(0, Math.min(r.want, r.max - used));
+      if (granted > 0) live.push({ at: now, n: granted });
+      this.windows.set(r.key, live);
+      this.log.push(`${now} ${r.key} want ${r.want} max ${r.max} granted ${granted}`);
+      return { granted, retryMs: live.length > 0 ? live[0]!.at + windowMs - now : windowMs };
+    });
+  }
+  async close(): Promise<void> {}
+}
+
+/** A small seeded generator (mulberry32), so that both runs get the same operations. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
