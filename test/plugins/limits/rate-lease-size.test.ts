@@ -106,7 +106,7 @@ describe('rate-limit leases: how often a key at a steady pace reserves', functio
     const c = await runAtPace({ keys: 1, perSecond: 50, minutes: 4, max: 100_000_000 });
     expect(c.refused).to.equal(0);
     expect(c.waited).to.equal(0);
-    // Two minutes: 2.7 refills with leases of half a window would be 5; at most 3 here.
+    // In the two minutes counted, leases of half a window made 5 reservations; a window's lease makes 2 or 3.
     expect(c.reservations).to.be.within(2, 3);
     // Reserved ahead of need by at most one lease.
     expect(c.tokens).to.be.within(c.operations - 3_000, c.operations + 3_000);
