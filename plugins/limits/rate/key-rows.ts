@@ -13,9 +13,10 @@
  * ended; what the key made in the period before is the best guess of its next burst (leases.ts,
  * `sizeForReturn`).
  *
- * A leased key's row also holds its oldest batch of tokens (the one spent first), the count of all
- * it holds, its spent counter and its refusal, so that what most requests of a leased key do
- * (spend a token, or take a free operation) reads and writes the row alone (`admitLeased`).
+ * A leased key's row also holds its two oldest batches of tokens (the one spent first and the one
+ * after it), the count of all it holds, its spent counter and its refusal, so that what most
+ * requests of a leased key do (spend a token, move on to the next batch when the oldest is spent,
+ * or take a free operation) reads and writes the row alone (`admitLeased`).
  * Through the lease object it was four more scattered reads per request (the lease array's slot,
  * the lease, its batch list and the batch), each a cache and TLB miss at a server's pace, where
  * other work runs between two requests: over 10,000 per-user keys at the bench's pace, with the
@@ -54,6 +55,14 @@ export const SPEND_ABOVE = 11;
 export const SPENT = 12;
 /** Until when the store refused the key (leases.ts, `Lease.deniedUntil`). */
 export const DENIED_UNTIL = 13;
+/**
+ * Tokens of the batch after the oldest (0: none; then no later batch either). A refill lands while
+ * the oldest still holds its last few tokens, so most keys hold two batches for a while: with the
+ * second in the row, the request that finishes the oldest moves on without the lease object.
+ */
+export const NEXT_LEFT = 14;
+/** When the next batch's tokens may no longer be spent (after HEAD_EXPIRES). */
+export const NEXT_EXPIRES = 15;
 
 /** Float64s per row: two 64-byte cache lines, side by side (a light key reads only the first). */
 const ROW = 16;
@@ -83,6 +92,7 @@ export class KeyRows<L> {
     d[at + PERIOD_START] = Number.NEGATIVE_INFINITY;
     d[at + MAX] = -1;
     d[at + HEAD_EXPIRES] = Number.NEGATIVE_INFINITY;
+    d[at + NEXT_EXPIRES] = Number.NEGATIVE_INFINITY;
     return at;
   }
 
@@ -128,16 +138,27 @@ export class KeyRows<L> {
    * Admits an operation of a leased key from its row alone, where the lease's own path would
    * decide the same with nothing else to do: the limit is the lease's (`max`), and either the
    * oldest batch holds an unexpired token and the lease keeps more than SPEND_ABOVE after it, or
-   * the lease holds no token, the key is not refused, and a free operation is left that is not its
-   * last (the last one sends a prefetch). False: the lease's own path decides.
+   * the oldest is spent or expired, no batch follows the next one, and the next holds an unexpired
+   * token with more than SPEND_ABOVE left after it (it becomes the oldest, as `Lease.spend` does),
+   * or the lease holds no token, the key is not refused, and a free operation is left that is not
+   * its last (the last one sends a prefetch). False: the lease's own path decides.
    */
   admitLeased(at: number, now: number, max: number, windowMs: number): boolean {
     const d = this.data;
     if (d[at + MAX] !== max) return false;
-    if (d[at + HEAD_LEFT]! > 0) {
-      if (d[at + HEAD_EXPIRES]! <= now || d[at + HELD]! - 1 <= d[at + SPEND_ABOVE]!) return false;
+    if (d[at + HEAD_LEFT]! > 0 && d[at + HEAD_EXPIRES]! > now) {
+      if (d[at + HELD]! - 1 <= d[at + SPEND_ABOVE]!) return false;
       d[at + HEAD_LEFT]--;
       d[at + HELD]--;
+    } else if (d[at + NEXT_LEFT]! > 0) {
+      const next = d[at + NEXT_LEFT]!;
+      // Tokens held beyond the two batches are in the lease's list: its path moves them up.
+      if (d[at + HELD] !== d[at + HEAD_LEFT]! + next || d[at + NEXT_EXPIRES]! <= now || next - 1 <= d[at + SPEND_ABOVE]!) return false;
+      d[at + HEAD_LEFT] = next - 1;
+      d[at + HEAD_EXPIRES] = d[at + NEXT_EXPIRES]!;
+      d[at + HELD] = next - 1;
+      d[at + NEXT_LEFT] = 0;
+      d[at + NEXT_EXPIRES] = Number.NEGATIVE_INFINITY;
     } else {
       // As `takeFree` (which the lease's path would call): no period rolled without a free cap.
       if (d[at + HELD] !== 0 || now < d[at + DENIED_UNTIL]! || d[at + FREE_CAP] === 0) return false;

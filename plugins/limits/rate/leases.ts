@@ -48,7 +48,7 @@
  * batch at once, and hurries a background one its key is queued in.
  */
 import type { CounterKey, KeyPart } from './counter-key.js';
-import { DENIED_UNTIL, FREE_CAP, HEAD_EXPIRES, HEAD_LEFT, HELD, KeyRows, LAST_USED, LEASED, MAX, PREVIOUS_OPS, SPEND_ABOVE, SPENT } from './key-rows.js';
+import { DENIED_UNTIL, FREE_CAP, HEAD_EXPIRES, HEAD_LEFT, HELD, KeyRows, LAST_USED, LEASED, MAX, NEXT_EXPIRES, NEXT_LEFT, PREVIOUS_OPS, SPEND_ABOVE, SPENT } from './key-rows.js';
 import { PartIndex } from './part-index.js';
 import type { Grant, RateStore, Reservation } from './store.js';
 
@@ -104,17 +104,18 @@ interface Batch {
   expiresAt: number;
 }
 
-/** Shared by every lease with no batch after its oldest; never written (a lease gets its own list when it needs one). */
+/** Shared by every lease with no batch after its two oldest; never written (a lease gets its own list when it needs one). */
 const NO_BATCHES: Batch[] = [];
 
 /**
- * A leased key's tokens are batches, one per reservation, spent oldest first. The oldest lives in
- * the key's row (key-rows.ts: HEAD_LEFT, HEAD_EXPIRES, with HELD the count of all), so that a
- * request spending from it touches the row alone; `later` holds the ones after it, rarely more
- * than one, in the order they expire.
+ * A leased key's tokens are batches, one per reservation, spent oldest first. The two oldest live
+ * in the key's row (key-rows.ts: HEAD_LEFT and HEAD_EXPIRES, NEXT_LEFT and NEXT_EXPIRES, with
+ * HELD the count of all), so that a request spending from them touches the row alone; `later`
+ * holds the ones after those, rarely any, in the order they expire. The next batch is empty
+ * (NEXT_LEFT 0) only when `later` is too.
  */
 class Lease {
-  /** The batches after the oldest (which is in the row); NO_BATCHES when there are none. */
+  /** The batches after the two oldest (which are in the row); NO_BATCHES when there are none. */
   later: Batch[] = NO_BATCHES;
   max = -1;
   cap = 1;
@@ -174,7 +175,9 @@ class Lease {
 
   tokens(now: number): number {
     const d = this.rows.data;
-    let n = d[this.at + HEAD_EXPIRES]! > now ? d[this.at + HEAD_LEFT]! : 0;
+    const at = this.at;
+    let n = d[at + HEAD_EXPIRES]! > now ? d[at + HEAD_LEFT]! : 0;
+    if (d[at + NEXT_EXPIRES]! > now) n += d[at + NEXT_LEFT]!;
     for (const b of this.later) if (b.expiresAt > now) n += b.left;
     return n;
   }
@@ -192,25 +195,31 @@ class Lease {
       // The oldest batch is spent or expired: the next one takes its place.
       d[at + HELD] -= d[at + HEAD_LEFT]!;
       d[at + HEAD_LEFT] = 0;
-      const next = this.later.shift();
-      if (next === undefined) return false;
+      if (d[at + NEXT_LEFT] === 0) return false;
+      d[at + HEAD_LEFT] = d[at + NEXT_LEFT]!;
+      d[at + HEAD_EXPIRES] = d[at + NEXT_EXPIRES]!;
+      const after = this.later.shift();
+      d[at + NEXT_LEFT] = after?.left ?? 0;
+      d[at + NEXT_EXPIRES] = after?.expiresAt ?? Number.NEGATIVE_INFINITY;
       if (this.later.length === 0) this.later = NO_BATCHES;
-      d[at + HEAD_LEFT] = next.left;
-      d[at + HEAD_EXPIRES] = next.expiresAt;
     }
   }
 
   /** A grant's tokens, after every batch held (they expire last). */
   add(left: number, expiresAt: number): void {
     const d = this.rows.data;
-    d[this.at + HELD] += left;
-    if (d[this.at + HEAD_LEFT] === 0 && this.later.length === 0) {
-      d[this.at + HEAD_LEFT] = left;
-      d[this.at + HEAD_EXPIRES] = expiresAt;
-      return;
+    const at = this.at;
+    d[at + HELD] += left;
+    if (d[at + HEAD_LEFT] === 0 && d[at + NEXT_LEFT] === 0) {
+      d[at + HEAD_LEFT] = left;
+      d[at + HEAD_EXPIRES] = expiresAt;
+    } else if (d[at + NEXT_LEFT] === 0) {
+      d[at + NEXT_LEFT] = left;
+      d[at + NEXT_EXPIRES] = expiresAt;
+    } else {
+      if (this.later === NO_BATCHES) this.later = [];
+      this.later.push({ left, expiresAt });
     }
-    if (this.later === NO_BATCHES) this.later = [];
-    this.later.push({ left, expiresAt });
   }
 
   /** The lease's size, cap or refill changed: what a spend from the row must leave (see SPEND_ABOVE). */
@@ -232,8 +241,13 @@ class Lease {
     this.resized();
     let keep = this.cap > 1 ? this.hold : 0;
     const d = this.rows.data;
-    const held: Batch[] = [{ left: d[this.at + HEAD_LEFT]!, expiresAt: d[this.at + HEAD_EXPIRES]! }, ...this.later];
+    const held: Batch[] = [
+      { left: d[this.at + HEAD_LEFT]!, expiresAt: d[this.at + HEAD_EXPIRES]! },
+      { left: d[this.at + NEXT_LEFT]!, expiresAt: d[this.at + NEXT_EXPIRES]! },
+      ...this.later,
+    ];
     d[this.at + HEAD_LEFT] = 0;
+    d[this.at + NEXT_LEFT] = 0;
     d[this.at + HELD] = 0;
     this.later = NO_BATCHES;
     for (const b of held) {

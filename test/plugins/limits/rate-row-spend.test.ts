@@ -10,8 +10,9 @@
  * give. The real stores' behaviour is tested in rate-leases.test.ts.
  */
 import { expect } from 'chai';
-import { KeyRows } from '../../../plugins/limits/rate/key-rows.js';
+import { HEAD_EXPIRES, HEAD_LEFT, KeyRows } from '../../../plugins/limits/rate/key-rows.js';
 import { RateLeases } from '../../../plugins/limits/rate/leases.js';
+import type { Grant, RateStore, Reservation } from '../../../plugins/limits/rate/store.js';
 import { ClockedWindowStore, seededRandom as random } from './rate-helpers.js';
 
 const WINDOW_MS = 60_000;
@@ -24,6 +25,8 @@ interface RunLog {
   log: string[];
   store: string[];
   fromRow: number;
+  /** Of those, operations whose oldest batch was spent or expired: the next batch moved up in the row. */
+  movedUp: number;
 }
 
 /** One step of a run: the clock moves on by `after` ms, then `burst` operations of `key`. */
@@ -72,10 +75,15 @@ async function run(steps: Iterable<Step>, rowSpend: boolean): Promise<RunLog> {
   const leases = new RateLeases(store, { windowMs: WINDOW_MS, clock: () => now, backgroundDelayMs: 0 });
   const original = KeyRows.prototype.admitLeased;
   let fromRow = 0;
+  let movedUp = 0;
   KeyRows.prototype.admitLeased = function (this: KeyRows<unknown>, ...args: Parameters<typeof original>): boolean {
     if (!rowSpend) return false;
+    const [at, time] = args;
+    const headDone = this.data[at + HEAD_LEFT] === 0 || this.data[at + HEAD_EXPIRES]! <= time;
     const admitted = original.apply(this, args);
     if (admitted) fromRow++;
+    // A free operation is admitted with no batch at all; one that spent a token moved the next up.
+    if (admitted && headDone && this.data[at + HEAD_LEFT]! > 0) movedUp++;
     return admitted;
   };
   const log: string[] = [];
@@ -102,7 +110,7 @@ async function run(steps: Iterable<Step>, rowSpend: boolean): Promise<RunLog> {
     KeyRows.prototype.admitLeased = original;
     await leases.close();
   }
-  return { log, store: store.log, fromRow };
+  return { log, store: store.log, fromRow, movedUp };
 }
 
 describe("rate-limit leases: an operation admitted from the key's row", function () {
@@ -115,6 +123,7 @@ describe("rate-limit leases: an operation admitted from the key's row", function
       const without = await run(seededSteps(seed, steps), false);
       // The shortcut must have carried most operations, or the comparison shows nothing.
       expect(withRow.fromRow).to.be.greaterThan(steps);
+      expect(withRow.movedUp).to.be.greaterThan(20);
       expect(without.fromRow).to.equal(0);
       // The store refused keys, some of them after waiting.
       expect(withRow.log.filter((line) => line.endsWith(' false')).length).to.be.greaterThan(10);
@@ -129,5 +138,71 @@ describe("rate-limit leases: an operation admitted from the key's row", function
     expect(withRow.log.filter((line) => line.endsWith(' false')).length).to.be.greaterThan(20);
     expect(withRow.store).to.deep.equal(without.store);
     expect(withRow.log).to.deep.equal(without.log);
+  });
+});
+
+/** A store that grants what the test scripts, reservation by reservation (each asks for all it wants when unscripted). */
+class ScriptedStore implements RateStore {
+  readonly asked: number[] = [];
+  readonly script: Grant[] = [];
+
+  reserve(requests: readonly Reservation[]): Promise<Grant[]> {
+    return Promise.resolve(
+      requests.map((r) => {
+        this.asked.push(r.want);
+        return this.script.shift() ?? { granted: r.want, retryMs: 0 };
+      }),
+    );
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+describe('rate-limit leases: a third batch of tokens', function () {
+  it('is spent after the two in the row: none is lost when the second moves up', async () => {
+    let now = 1_000;
+    const store = new ScriptedStore();
+    const leases = new RateLeases(store, { windowMs: WINDOW_MS, clock: () => now, backgroundDelayMs: 0, freeOps: false });
+    const key = 'svc:lease:third';
+    const max = 100_000;
+    const settle = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      for (let turn = 0; turn < 4; turn++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    try {
+      // On debt, then a first lease of 8, spent fast down to the prefetch, which asks for a lease
+      // of a window at that pace and gets 100 tokens: the store refuses the rest for 10 ms.
+      expect(leases.take(key, max)).to.equal(true);
+      await settle();
+      expect(leases.held(key)).to.equal(8);
+      for (let i = 0; i < 6; i++) {
+        now += 1;
+        expect(leases.take(key, max)).to.equal(true);
+      }
+      store.script.push({ granted: 100, retryMs: 10 });
+      await settle();
+      expect(leases.held(key)).to.equal(2 + 100);
+      // Two seconds later the pace has dropped: the next operation refills to a smaller lease
+      // (a few hundred tokens, a quarter of which is under the 100 held in the second batch)
+      // while two batches are held, so the grant is a third.
+      now += 2_000;
+      expect(leases.take(key, max)).to.equal(true);
+      await settle();
+      expect(store.asked.length).to.equal(3);
+      const third = store.asked.at(-1)!;
+      expect(third).to.be.within(50, 300);
+      expect(leases.held(key)).to.equal(1 + 100 + third);
+      // Every token held is spent without the store, the third batch's included.
+      const held = leases.held(key);
+      for (let i = 0; i < held; i++) {
+        now += 1;
+        expect(leases.take(key, max), `operation ${i} of ${held}`).to.equal(true);
+      }
+      expect(leases.debt(key)).to.equal(0);
+    } finally {
+      await leases.close();
+    }
   });
 });
