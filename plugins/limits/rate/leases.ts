@@ -65,14 +65,17 @@ const MAX_BATCH = 500;
 /**
  * How long a reservation nobody waits for is held back for others to join its batch. A round trip
  * costs far more than a key's share of it (a PostgreSQL reservation statement: about 0.4 ms of the
- * database, plus 5-10 µs per key; the engine, 0.18 ms of CPU for one key and 0.28 ms for 51),
- * and a limit per user spreads over many keys at a few reservations a second each. With
- * 10,000 users at 1,900 requests a second, 50 ms gathered 11 keys a trip (15 trips a second) and
- * 250 ms 51 (3.4 a second) for the same keys (docs/performance.md, "Where the per-user cost
- * is"). A debt or a prefetch loses nothing by leaving later: the bound counts them either way, and
- * a request that waits hurries its batch.
+ * database, plus 5-10 µs per key), and a limit per user spreads over many keys at a few
+ * reservations a second each. The engine's side of a trip is 0.18 ms of CPU in a loop, but about
+ * 1.3 ms plus 10 µs a key in a process that does other work between trips, as a server does (its
+ * code and data are cold each time: `npm run bench:rate-trips`, docs/performance.md "The second
+ * batch in the row, and fewer round trips"); with 10,000 users a trip left every 250 ms. A debt
+ * or a prefetch loses nothing by leaving later: the bound counts them either way, a lease is
+ * refilled while a quarter of it is left (seconds of a key's traffic), and a request that waits
+ * hurries its batch. By default at most a sixtieth of the window (`RateLeases`), since tokens
+ * expire a window after they were asked for.
  */
-export const BACKGROUND_DELAY_MS = 250;
+export const BACKGROUND_DELAY_MS = 1000;
 
 interface Queued extends Reservation {
   /** A request is waiting for it: the batch goes at once. */
@@ -273,7 +276,7 @@ export interface LeaseOptions {
   windowMs: number;
   /** Local monotonic clock in ms (tests pass their own). */
   clock?: () => number;
-  /** How long reservations nobody waits for are held back for others (BACKGROUND_DELAY_MS). */
+  /** How long reservations nobody waits for are held back for others (default: BACKGROUND_DELAY_MS, at most a sixtieth of the window). */
   backgroundDelayMs?: number;
   /**
    * Whether light keys get their free operations (default true); tests of the reservation paths
@@ -307,7 +310,8 @@ export class RateLeases {
     this.windowMs = options.windowMs;
     this.rateHorizonMs = Math.max(1, options.windowMs / 2);
     this.clock = options.clock ?? (() => performance.now());
-    this.backgroundDelayMs = options.backgroundDelayMs ?? BACKGROUND_DELAY_MS;
+    // A window shorter than a minute (tests) holds reservations back for as large a share of it.
+    this.backgroundDelayMs = options.backgroundDelayMs ?? Math.min(BACKGROUND_DELAY_MS, options.windowMs / 60);
     this.freeOps = options.freeOps ?? true;
     this.sweeper = setInterval(() => this.sweep(), this.windowMs);
     this.sweeper.unref();
