@@ -16,6 +16,7 @@
  */
 import { PgRateStore } from '../../plugins/limits/rate/pg-store.js';
 import type { Reservation } from '../../plugins/limits/rate/store.js';
+import { sleep } from './proc.js';
 import { benchArgs, isMain, median, repoRootOf, writeBenchReport } from './round-robin.js';
 
 const WINDOW_MS = 60_000;
@@ -39,8 +40,6 @@ export interface TripRound {
   /** Process CPU per trip beyond the idle phase's, in ms. */
   perTripMs: number;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function cpuMs(since: NodeJS.CpuUsage): number {
   const used = process.cpuUsage(since);
@@ -90,6 +89,7 @@ export async function measureTrips(opts: TripOptions): Promise<TripRound[]> {
   } finally {
     clearInterval(ticker);
     await store.close();
+    // Read once so the filler's reads are not optimised away.
     if (sink === -1) console.log(sink);
   }
 }
