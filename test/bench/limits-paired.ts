@@ -20,18 +20,24 @@
  * run for minutes, every key being new (docs/performance.md, "How the per-user figure depends on
  * the keys' history").
  *
- * The load is paced: each wrk connection waits `--delay-ms` (2 ms by default) after an answer. Under
- * a closed loop (wrk's default, `--delay-ms 0`) an engine that answers a little slower gets fewer
- * requests, and CPU per request depends on the request rate (fewer requests per event-loop turn and
- * per socket write), which feeds the difference back into itself; paced, both engines get nearly
- * the same rate and the host is not saturated, so their CPU per request compares directly.
+ * The load is open: each engine is sent `--rate` requests a second (1,300 by default) on a fixed
+ * schedule (wrk.ts `ratePerSecond`), whatever its latency. Under a closed loop an engine that
+ * answers a little slower gets fewer requests, and CPU per request depends on the request rate
+ * (fewer requests per event-loop turn and per socket write), which feeds the difference back into
+ * itself. Pausing each connection after an answer (`--rate 0 --delay-ms n`, the default before
+ * 2026-11-30) narrows that but does not remove it: the two engines' rates still differed by about
+ * 7% (standard deviation) from phase to phase on this host, CPU per request followed, and the
+ * engine started first cost about 7% more per request whichever had the limits. On the schedule
+ * both engines get the same rate within 0.3%, and that bias is gone (docs/performance.md, "The
+ * paired bench on a fixed schedule"). A phase whose engine could not keep the schedule is flagged
+ * in the report.
  *
  * The store's CPU is counted for the limited side: the Redis server's (only the limited engine
  * uses it), or the metadata database backends of the rate-limit pool (application name
  * `svc-graphql-engine-rate-limit`; a backend that exits mid-phase loses its CPU, so this is a
  * lower bound).
  *
- *   npx tsx test/bench/limits-paired.ts [--scenarios user-redis,role-redis,...] [--rounds n] [--duration s] [--delay-ms n] [--spin-us n] [--fresh-engines] [--quick]
+ *   npx tsx test/bench/limits-paired.ts [--scenarios user-redis,role-redis,...] [--rounds n] [--duration s] [--rate req/s | --rate 0 --delay-ms n] [--spin-us n] [--fresh-engines] [--quick]
  *   npm run bench:limits:paired -- ...
  */
 import { randomBytes } from 'node:crypto';
@@ -100,6 +106,11 @@ export interface PairedOptions extends RoundRobinOptions {
   scenarios?: readonly string[] | undefined;
   /** Pause of each connection between an answer and its next request, ms (undefined: closed loop). */
   delayMs?: number | undefined;
+  /**
+   * Requests per second to each engine on a fixed schedule (wrk.ts `ratePerSecond`), instead of
+   * `delayMs`: both engines of a phase get the same rate whatever their latency.
+   */
+  ratePerSecond?: number | undefined;
   /** The calibration spin's microseconds per check (scenario `spin`; the plugin's default is 3). */
   spinMicros?: number | undefined;
   /**
@@ -148,11 +159,28 @@ export interface PairedResult {
   systemCost: number;
   /** Mean engine-CPU cost over the phases with A limited, and with B limited. */
   engineCostBySide: { A: number; B: number };
+  /**
+   * The engine-CPU cost by round: each round's two phases (A limited, then B) averaged, which
+   * cancels the engines' own bias within the round, and the mean of those with its standard
+   * error. The phases' error above includes that bias (on this host often ±5-8% a phase, which
+   * the swap cancels in the mean but not in the spread), so this is the tighter figure.
+   */
+  engineCostByRound: { mean: number; error: number };
   /** The same with the store's CPU added to the limited side. */
   totalCost: number;
   /** Median over phases of 1 − limited ÷ unlimited req/s. */
   rpsCost: number;
 }
+
+/**
+ * The CLI's default schedule, requests a second to each engine: on this 2-core host the engines
+ * answer Q7 at about 1,500 a second each with 2-ms pauses, so 1,300 leaves their connections
+ * room to keep the schedule (a phase that falls behind is flagged in the report).
+ */
+export const DEFAULT_RATE = 1300;
+
+/** A phase whose engine reached less than this share of the schedule's rate fell behind it. */
+const KEPT_SCHEDULE = 0.97;
 
 const RATE_POOL = 'svc-graphql-engine-rate-limit';
 const WARM_UP_SECONDS = 2;
@@ -254,7 +282,7 @@ export async function runPairedLimitsBench(opts: PairedOptions): Promise<PairedR
       vars: q7.vars,
       headers: { ...ADMIN_HEADERS, 'x-svc-role': 'user' },
       headerFromVar: { header: 'x-svc-user-id', variable: q7.userIdVar! },
-      ...(opts.delayMs === undefined ? {} : { delayMs: opts.delayMs }),
+      ...(opts.ratePerSecond !== undefined ? { ratePerSecond: opts.ratePerSecond } : opts.delayMs === undefined ? {} : { delayMs: opts.delayMs }),
     });
     const perSide = Math.max(1, Math.floor(opts.connections / 2));
     let seed = 1;
@@ -316,11 +344,19 @@ export async function runPairedLimitsBench(opts: PairedOptions): Promise<PairedR
         userCostError: standardError(user),
         systemCost: median(ps.map((p) => p.limited.systemUs / p.unlimited.systemUs)) - 1,
         engineCostBySide: { A: mean(engine.filter((_, i) => ps[i]!.limitedSide === 'A')), B: mean(engine.filter((_, i) => ps[i]!.limitedSide === 'B')) },
+        engineCostByRound: { mean: mean(byRound(engine)), error: standardError(byRound(engine)) },
         totalCost: median(ps.map((p) => (p.limited.cpuUs + p.limited.storeCpuUs) / p.unlimited.cpuUs)) - 1,
         rpsCost: median(ps.map((p) => 1 - p.limited.rps / p.unlimited.rps)),
       };
     });
   });
+}
+
+/** Each round's two phases (pushed one after the other, A limited first) averaged. */
+function byRound(phaseCosts: readonly number[]): number[] {
+  const rounds: number[] = [];
+  for (let i = 0; i + 1 < phaseCosts.length; i += 2) rounds.push((phaseCosts[i]! + phaseCosts[i + 1]!) / 2);
+  return rounds;
 }
 
 function mean(xs: readonly number[]): number {
@@ -335,26 +371,42 @@ function standardError(xs: readonly number[]): number {
   return Math.sqrt(variance / xs.length);
 }
 
-export function pairedReport(results: readonly PairedResult[], opts: Pick<PairedOptions, 'rounds' | 'durationSeconds' | 'connections' | 'delayMs' | 'freshEngines'>): string {
+/** A warning line when some phase's engine did not keep the fixed schedule (its rate then depends on its latency again). */
+function behindSchedule(results: readonly PairedResult[], opts: Pick<PairedOptions, 'ratePerSecond'>): string[] {
+  const rate = opts.ratePerSecond;
+  if (rate === undefined) return [];
+  const behind = results.flatMap((r) => r.phases.flatMap((p) => [p.limited.rps, p.unlimited.rps])).filter((rps) => rps < KEPT_SCHEDULE * rate);
+  return behind.length === 0 ? [] : [`**${behind.length} engine runs fell behind the schedule** (lowest ${Math.min(...behind).toFixed(0)} req/s): choose a lower --rate for this host.`, ''];
+}
+
+function pacingText(opts: Pick<PairedOptions, 'delayMs' | 'ratePerSecond'>): string {
+  if (opts.ratePerSecond !== undefined) return `${opts.ratePerSecond} requests a second to each engine on a fixed schedule`;
+  return opts.delayMs === undefined ? 'closed loop' : `${opts.delayMs} ms between an answer and a connection's next request`;
+}
+
+export function pairedReport(results: readonly PairedResult[], opts: Pick<PairedOptions, 'rounds' | 'durationSeconds' | 'connections' | 'delayMs' | 'ratePerSecond' | 'freshEngines'>): string {
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   const spread = (xs: number[]) => `${pct(Math.min(...xs))} to ${pct(Math.max(...xs))}`;
   return [
     `Paired phases: ${opts.rounds} rounds × 2 phases of ${opts.durationSeconds} s, wrk c=${Math.max(1, Math.floor(opts.connections / 2))} per engine, ` +
-      `${opts.delayMs === undefined ? 'closed loop' : `${opts.delayMs} ms between an answer and a connection's next request`}, Q7` +
+      `${pacingText(opts)}, Q7` +
       `${opts.freshEngines ? '; both engines started anew before each round, the one started first alternating' : ''}.`,
     '',
-    '| scenario | engine CPU µs/req, limited | unlimited (same phases) | store CPU µs/req | cost: engine CPU (median; mean ± SE) | cost: engine + store CPU | phases (engine CPU) | cost: engine user CPU (median; mean ± SE) | cost: engine system CPU | mean cost, A limited / B limited | cost: req/s |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| scenario | engine CPU µs/req, limited | unlimited (same phases) | store CPU µs/req | cost: engine CPU (median; mean ± SE) | cost by round (mean ± SE) | cost: engine + store CPU | phases (engine CPU) | cost: engine user CPU (median; mean ± SE) | cost: engine system CPU | mean cost, A limited / B limited | cost: req/s |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...behindSchedule(results, opts),
     ...results.map(
       (r) =>
-        `| ${r.name} | ${r.medianLimitedCpuUs.toFixed(1)} | ${r.medianUnlimitedCpuUs.toFixed(1)} | ${r.medianStoreCpuUs.toFixed(1)} | ${pct(r.engineCost)}; ${pct(r.engineCostMean)} ± ${pct(r.engineCostError)} | ${pct(r.totalCost)} | ${spread(r.phases.map((p) => p.limited.cpuUs / p.unlimited.cpuUs - 1))} | ${pct(r.userCost)}; ${pct(r.userCostMean)} ± ${pct(r.userCostError)} | ${pct(r.systemCost)} | ${pct(r.engineCostBySide.A)} / ${pct(r.engineCostBySide.B)} | ${pct(r.rpsCost)} |`,
+        `| ${r.name} | ${r.medianLimitedCpuUs.toFixed(1)} | ${r.medianUnlimitedCpuUs.toFixed(1)} | ${r.medianStoreCpuUs.toFixed(1)} | ${pct(r.engineCost)}; ${pct(r.engineCostMean)} ± ${pct(r.engineCostError)} | ${pct(r.engineCostByRound.mean)} ± ${pct(r.engineCostByRound.error)} | ${pct(r.totalCost)} | ${spread(r.phases.map((p) => p.limited.cpuUs / p.unlimited.cpuUs - 1))} | ${pct(r.userCost)}; ${pct(r.userCostMean)} ± ${pct(r.userCostError)} | ${pct(r.systemCost)} | ${pct(r.engineCostBySide.A)} / ${pct(r.engineCostBySide.B)} | ${pct(r.rpsCost)} |`,
     ),
   ].join('\n');
 }
 
 if (isMain(import.meta.url)) {
-  const args = benchArgs(7, { 'redis-url': 'redis://127.0.0.1:6379/0', scenarios: undefined, 'delay-ms': '2', 'spin-us': undefined }, ['fresh-engines']);
+  const args = benchArgs(7, { 'redis-url': 'redis://127.0.0.1:6379/0', scenarios: undefined, 'delay-ms': '2', rate: String(DEFAULT_RATE), 'spin-us': undefined }, ['fresh-engines']);
   const delayMs = Number(args.extra('delay-ms'));
+  const rate = Number(args.extra('rate'));
+  if (!Number.isFinite(rate) || rate < 0) throw new Error(`--rate must be a number of requests a second (0: pace by --delay-ms), not ${args.extra('rate')}`);
   const opts = {
     databaseUrl: args.databaseUrl,
     redisUrl: args.extra('redis-url')!,
@@ -363,6 +415,7 @@ if (isMain(import.meta.url)) {
     connections: 10,
     scenarios: args.extra('scenarios')?.split(',').map((s) => s.trim()),
     delayMs: delayMs > 0 ? delayMs : undefined,
+    ratePerSecond: rate > 0 ? rate : undefined,
     spinMicros: args.extra('spin-us') === undefined ? undefined : Number(args.extra('spin-us')),
     freshEngines: args.flag('fresh-engines'),
     repoRoot: repoRootOf(import.meta.url),

@@ -51,6 +51,9 @@ describe('bench:limits --quick (smoke)', function () {
   });
 });
 
+/** Low enough for any host to keep, so that the schedule, not the engines, sets the rate. */
+const RATE = 250;
+
 describe('bench:limits:paired (smoke)', function () {
   this.timeout(240_000);
   let db: TestDatabase | undefined;
@@ -67,9 +70,9 @@ describe('bench:limits:paired (smoke)', function () {
       databaseUrl: db.url,
       redisUrl: 'redis://127.0.0.1:6379/0',
       rounds: 1,
-      durationSeconds: 1,
+      durationSeconds: 2,
       connections: 4,
-      delayMs: 2,
+      ratePerSecond: RATE,
       scenarios: ['user-md', 'user-redis'],
       repoRoot: resolve(dirname(fileURLToPath(import.meta.url)), '../..'),
       log: () => undefined,
@@ -85,12 +88,17 @@ describe('bench:limits:paired (smoke)', function () {
         expect(p.limited.requests, r.name).to.be.above(0);
         expect(p.unlimited.requests, r.name).to.be.above(0);
         // The user and system parts make up the engine's CPU, on both sides.
+        // The fixed schedule: each engine is sent the rate asked for, whatever its latency.
+        for (const side of [p.limited, p.unlimited]) expect(side.rps, r.name).to.be.within(0.85 * RATE, 1.1 * RATE);
         for (const side of [p.limited, p.unlimited]) {
           expect(side.userUs, r.name).to.be.at.least(0);
           expect(side.systemUs, r.name).to.be.at.least(0);
           expect(side.userUs + side.systemUs, r.name).to.be.closeTo(side.cpuUs, 1e-9);
         }
       }
+      // One round: its two phases averaged.
+      const phaseCosts = r.phases.map((p) => p.limited.cpuUs / p.unlimited.cpuUs - 1);
+      expect(r.engineCostByRound.mean, r.name).to.be.closeTo((phaseCosts[0]! + phaseCosts[1]!) / 2, 1e-12);
     }
   });
 });

@@ -34,6 +34,15 @@ export interface WrkTarget {
    * load, whose request rate hardly depends on how fast the server answers (see limits-paired.ts).
    */
   delayMs?: number;
+  /**
+   * Requests per second this wrk run sends, on a fixed schedule (each request claims the next
+   * slot, whatever the server's latency); supersedes `delayMs`. Paced by a delay after each answer,
+   * an engine that answers a little slower is sent fewer requests, and its CPU per request then
+   * rises (fewer requests per event-loop turn), which widens a paired comparison; on a schedule
+   * both sides of a phase get the same rate. Slots the connections could not take (every one busy)
+   * are dropped, not caught up in a burst: `WrkResult.rps` shows the rate achieved.
+   */
+  ratePerSecond?: number;
 }
 
 export interface WrkResult {
@@ -55,6 +64,40 @@ function luaString(s: string): string {
   let eq = '=';
   while (s.includes(`]${eq}]`)) eq += '=';
   return `[${eq}[${s}]${eq}]`;
+}
+
+/** The script's `delay()`: none (closed loop), a fixed pause after each answer, or a fixed schedule. */
+function pacing(target: WrkTarget): string {
+  if (target.ratePerSecond !== undefined) {
+    const interval = 1000 / target.ratePerSecond;
+    // wrk runs LuaJIT, whose ffi reaches the monotonic clock (os.clock is CPU time, os.time whole seconds).
+    return `local ffi = require("ffi")
+ffi.cdef[[
+typedef struct { long tv_sec; long tv_nsec; } svc_bench_timespec;
+int clock_gettime(int clk_id, svc_bench_timespec *tp);
+]]
+local clock_ts = ffi.new("svc_bench_timespec")
+local function now_ms()
+  ffi.C.clock_gettime(1, clock_ts)
+  return tonumber(clock_ts.tv_sec) * 1000 + tonumber(clock_ts.tv_nsec) / 1e6
+end
+local interval = ${interval}
+local next_at = nil
+function delay()
+  local now = now_ms()
+  if next_at == nil or next_at < now - 4 * interval then next_at = now end
+  next_at = next_at + interval
+  local wait = next_at - now
+  if wait < 0 then return 0 end
+  return math.floor(wait)
+end
+`;
+  }
+  if (target.delayMs === undefined) return '';
+  return `function delay()
+  return ${Math.max(0, Math.round(target.delayMs))}
+end
+`;
 }
 
 export function wrkScript(target: WrkTarget, seed: number): string {
@@ -90,10 +133,7 @@ function request()
   local body = ${luaString(head)}${parts.length ? ' .. ' + parts.join(' .. ') : ''} .. "}}"
   return wrk.format("POST", ${luaString(path)}, headers, body)
 end
-${target.delayMs === undefined ? '' : `function delay()
-  return ${Math.max(0, Math.round(target.delayMs))}
-end
-`}function response(status, hdrs, body)
+${pacing(target)}function response(status, hdrs, body)
   if status < 200 or status > 299 then bad_status = bad_status + 1 end
   if string.find(body, '"errors"', 1, true) then bad_body = bad_body + 1 end
 end
@@ -113,8 +153,10 @@ end
 
 export async function runWrk(target: WrkTarget, connections: number, seconds: number, workDir: string, seed: number): Promise<WrkResult> {
   const script = join(workDir, `wrk-${seed}.lua`);
-  writeFileSync(script, wrkScript(target, seed));
   const threads = connections >= 50 ? 2 : 1;
+  // Each wrk thread runs its own Lua state, so its own schedule: the rate is shared out.
+  const perThread = target.ratePerSecond === undefined ? target : { ...target, ratePerSecond: target.ratePerSecond / threads };
+  writeFileSync(script, wrkScript(perThread, seed));
   const out = await run('wrk', ['-t', String(threads), '-c', String(connections), '-d', `${seconds}s`, '--timeout', '10s', '-s', script, target.url]);
   const line = out.stdout.split('\n').find((l) => l.startsWith('WRK_JSON '));
   if (!line) throw new Error(`wrk gave no summary:\n${out.stdout}\n${out.stderr}`);
