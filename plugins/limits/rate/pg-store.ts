@@ -7,6 +7,9 @@
  */
 import pg from 'pg';
 import { createCatalogTables } from '../../db/postgres/catalog-table-store.js';
+import { queryFirstText } from '../../db/postgres/json-text-query.js';
+import { isConnectionError } from '../../db/postgres/pg-errors.js';
+import { withStallDeadline } from '../../db/postgres/stall-guard.js';
 import { STORE_TIMEOUT_MS, type Grant, type RateStore, type Reservation } from './store.js';
 
 const CREATE = `CREATE TABLE IF NOT EXISTS svc_catalog.svc_rate_lease (
@@ -24,9 +27,11 @@ const CREATE = `CREATE TABLE IF NOT EXISTS svc_catalog.svc_rate_lease (
 // the tokens wanted (carried to the update as excluded.wanted / excluded.max). The expressions read
 // each row as locked by ON CONFLICT (not the statement's snapshot), which is what makes it exact;
 // rows are taken in key order so that two engines' batches cannot deadlock.
-// statement_timestamp() is the database's clock.
+// statement_timestamp() is the database's clock. The grants come back as one JSON text (see
+// PgRateStore: the statement goes through the engine's own query type).
 const RESERVE = `
-WITH clock AS (SELECT (extract(epoch FROM statement_timestamp()) * 1000)::bigint AS now)
+WITH clock AS (SELECT (extract(epoch FROM statement_timestamp()) * 1000)::bigint AS now),
+reserved AS (
 INSERT INTO svc_catalog.svc_rate_lease AS r (key, at, n, wanted, max, granted, retry_ms)
 SELECT q.key,
   CASE WHEN least(q.want, q.max) > 0 THEN ARRAY[clock.now] ELSE '{}'::bigint[] END,
@@ -45,7 +50,9 @@ ON CONFLICT (key) DO UPDATE SET (at, n, wanted, max, granted, retry_ms) = (
            FROM unnest(r.at, r.n) AS e(at, n) WHERE e.at > clock.now - $4::bigint) AS live,
   LATERAL (SELECT greatest(0, least(excluded.wanted, excluded.max - live.used))::int AS g) AS g
 )
-RETURNING key, granted, retry_ms`;
+RETURNING key, granted, retry_ms
+)
+SELECT coalesce(json_agg(json_build_array(key, granted, retry_ms)), '[]')::text FROM reserved`;
 
 // Rows whose newest reservation (the last: reservations are kept in time order) left the window.
 // Rows a reservation holds locked are skipped (the next sweep gets them): waiting for them, while
@@ -67,23 +74,33 @@ export interface PgRateStoreOptions {
   timeoutMs?: number;
 }
 
+/**
+ * The store's statements run as the engine's own query type (json-text-query.ts), as its GraphQL
+ * statements do, so that pg's client code meets one query type in a busy engine; the grants come
+ * back as one JSON text. (That was measured as a possible cost of the per-user limit on
+ * 2026-11-30 and found not to be one: docs/performance.md, "One query type in pg's client".) A
+ * server that does not answer at all is given up by the same stall guard as the engine's guarded
+ * sources, and that connection is not reused; pg's own `query_timeout` would not do for this
+ * query type (pg wraps a callback the type never calls).
+ */
 export class PgRateStore implements RateStore {
   private readonly pool: pg.Pool;
+  private readonly timeoutMs: number;
   private ready: Promise<void> | undefined;
 
   constructor(connectionString: string, options: PgRateStoreOptions = {}) {
     const timeoutMs = Math.max(1, Math.round(options.timeoutMs ?? STORE_TIMEOUT_MS));
+    this.timeoutMs = timeoutMs;
     // Reservations commit without waiting for the WAL flush: one lost in a database crash only
     // lets that many operations through again, and a flush per refill is latency every key pays.
     // The server cancels a statement (or a wait for a row lock) past the guard; the client gives up
-    // a little later still, for a server that does not answer at all.
+    // a little later still (run()), for a server that does not answer at all.
     this.pool = new pg.Pool({
       connectionString,
       max: 2,
       application_name: 'svc-graphql-engine-rate-limit',
       allowExitOnIdle: true,
       connectionTimeoutMillis: timeoutMs,
-      query_timeout: timeoutMs + 1000,
       options: `-c synchronous_commit=off -c statement_timeout=${timeoutMs} -c lock_timeout=${timeoutMs}`,
     });
     this.pool.on('error', () => {});
@@ -99,22 +116,37 @@ export class PgRateStore implements RateStore {
 
   async reserve(requests: readonly Reservation[], windowMs: number): Promise<Grant[]> {
     await this.prepare();
-    const { rows } = await this.pool.query<{ key: string; granted: number; retry_ms: string }>({
-      name: 'svc-rate-reserve',
-      text: RESERVE,
-      values: [requests.map((r) => r.key), requests.map((r) => r.want), requests.map((r) => r.max), windowMs],
-    });
-    // RETURNING follows no particular order.
-    const byKey = new Map(rows.map((row) => [row.key, row]));
+    const text = await this.run('svc-rate-reserve-json', RESERVE, [requests.map((r) => r.key), requests.map((r) => r.want), requests.map((r) => r.max), windowMs]);
+    // [key, granted, retry_ms] per key; RETURNING follows no particular order.
+    const rows = JSON.parse(text ?? '[]') as Array<[string, number, number]>;
+    const byKey = new Map(rows.map((row) => [row[0], row]));
     return requests.map((r) => {
       const row = byKey.get(r.key);
-      return { granted: row?.granted ?? 0, retryMs: Number(row?.retry_ms ?? windowMs) };
+      return { granted: row?.[1] ?? 0, retryMs: row?.[2] ?? windowMs };
     });
   }
 
   async expire(windowMs: number): Promise<void> {
     await this.prepare();
-    await this.pool.query({ name: 'svc-rate-expire', text: EXPIRE, values: [windowMs] });
+    await this.run('svc-rate-expire', EXPIRE, [windowMs]);
+  }
+
+  /**
+   * One statement on a pooled connection, as the engine's query type; gives up STALL_GRACE_MS
+   * after the server's own timeout would have cancelled it, and a connection that broke or
+   * stalled is not reused (an SQL error leaves it usable).
+   */
+  private async run(name: string, text: string, values: readonly unknown[]): Promise<string | null> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      return await withStallDeadline(client, queryFirstText(client, name, text, values), this.timeoutMs);
+    } catch (e) {
+      if (isConnectionError(e)) broken = e as Error;
+      throw e;
+    } finally {
+      client.release(broken);
+    }
   }
 
   async close(): Promise<void> {
