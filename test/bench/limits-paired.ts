@@ -28,9 +28,10 @@
  * 2026-11-30) narrows that but does not remove it: the two engines' rates still differed by about
  * 7% (standard deviation) from phase to phase on this host, CPU per request followed, and the
  * engine started first cost about 7% more per request whichever had the limits. On the schedule
- * both engines get the same rate within 0.3%, and that bias is gone (docs/performance.md, "The
- * paired bench on a fixed schedule"). A phase whose engine could not keep the schedule is flagged
- * in the report.
+ * both engines get the same rate within 0.3%, and that bias shrank (gone in some runs, a few
+ * percent in others: docs/performance.md, "The paired bench on a fixed schedule"); the cost by
+ * round cancels what is left within each round. A phase whose engine could not keep the schedule
+ * is flagged in the report.
  *
  * The store's CPU is counted for the limited side: the Redis server's (only the limited engine
  * uses it), or the metadata database backends of the rate-limit pool (application name
@@ -392,9 +393,9 @@ export function pairedReport(results: readonly PairedResult[], opts: Pick<Paired
       `${pacingText(opts)}, Q7` +
       `${opts.freshEngines ? '; both engines started anew before each round, the one started first alternating' : ''}.`,
     '',
+    ...behindSchedule(results, opts),
     '| scenario | engine CPU µs/req, limited | unlimited (same phases) | store CPU µs/req | cost: engine CPU (median; mean ± SE) | cost by round (mean ± SE) | cost: engine + store CPU | phases (engine CPU) | cost: engine user CPU (median; mean ± SE) | cost: engine system CPU | mean cost, A limited / B limited | cost: req/s |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
-    ...behindSchedule(results, opts),
     ...results.map(
       (r) =>
         `| ${r.name} | ${r.medianLimitedCpuUs.toFixed(1)} | ${r.medianUnlimitedCpuUs.toFixed(1)} | ${r.medianStoreCpuUs.toFixed(1)} | ${pct(r.engineCost)}; ${pct(r.engineCostMean)} ± ${pct(r.engineCostError)} | ${pct(r.engineCostByRound.mean)} ± ${pct(r.engineCostByRound.error)} | ${pct(r.totalCost)} | ${spread(r.phases.map((p) => p.limited.cpuUs / p.unlimited.cpuUs - 1))} | ${pct(r.userCost)}; ${pct(r.userCostMean)} ± ${pct(r.userCostError)} | ${pct(r.systemCost)} | ${pct(r.engineCostBySide.A)} / ${pct(r.engineCostBySide.B)} | ${pct(r.rpsCost)} |`,

@@ -39,8 +39,9 @@ export interface WrkTarget {
    * slot, whatever the server's latency); supersedes `delayMs`. Paced by a delay after each answer,
    * an engine that answers a little slower is sent fewer requests, and its CPU per request then
    * rises (fewer requests per event-loop turn), which widens a paired comparison; on a schedule
-   * both sides of a phase get the same rate. Slots the connections could not take (every one busy)
-   * are dropped, not caught up in a burst: `WrkResult.rps` shows the rate achieved.
+   * both sides of a phase get the same rate. A run more than four slots behind (every connection
+   * busy) drops the slots it missed rather than catching up in a burst: `WrkResult.rps` shows the
+   * rate achieved.
    */
   ratePerSecond?: number;
 }
