@@ -87,9 +87,9 @@ describe('bench:limits:paired (smoke)', function () {
       for (const p of r.phases) {
         expect(p.limited.requests, r.name).to.be.above(0);
         expect(p.unlimited.requests, r.name).to.be.above(0);
-        // The user and system parts make up the engine's CPU, on both sides.
         // The fixed schedule: each engine is sent the rate asked for, whatever its latency.
         for (const side of [p.limited, p.unlimited]) expect(side.rps, r.name).to.be.within(0.85 * RATE, 1.1 * RATE);
+        // The user and system parts make up the engine's CPU, on both sides.
         for (const side of [p.limited, p.unlimited]) {
           expect(side.userUs, r.name).to.be.at.least(0);
           expect(side.systemUs, r.name).to.be.at.least(0);

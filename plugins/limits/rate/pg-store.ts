@@ -9,7 +9,7 @@ import pg from 'pg';
 import { createCatalogTables } from '../../db/postgres/catalog-table-store.js';
 import { queryFirstText } from '../../db/postgres/json-text-query.js';
 import { isConnectionError } from '../../db/postgres/pg-errors.js';
-import { withStallDeadline } from '../../db/postgres/stall-guard.js';
+import { guardedClientClass } from '../../db/postgres/stall-guard.js';
 import { STORE_TIMEOUT_MS, type Grant, type RateStore, type Reservation } from './store.js';
 
 const CREATE = `CREATE TABLE IF NOT EXISTS svc_catalog.svc_rate_lease (
@@ -85,18 +85,18 @@ export interface PgRateStoreOptions {
  */
 export class PgRateStore implements RateStore {
   private readonly pool: pg.Pool;
-  private readonly timeoutMs: number;
   private ready: Promise<void> | undefined;
 
   constructor(connectionString: string, options: PgRateStoreOptions = {}) {
     const timeoutMs = Math.max(1, Math.round(options.timeoutMs ?? STORE_TIMEOUT_MS));
-    this.timeoutMs = timeoutMs;
     // Reservations commit without waiting for the WAL flush: one lost in a database crash only
     // lets that many operations through again, and a flush per refill is latency every key pays.
     // The server cancels a statement (or a wait for a row lock) past the guard; the client gives up
-    // a little later still (run()), for a server that does not answer at all.
+    // a little later still (the guarded client, which queryFirstText honours), for a server that
+    // does not answer at all.
     this.pool = new pg.Pool({
       connectionString,
+      Client: guardedClientClass(timeoutMs),
       max: 2,
       application_name: 'svc-graphql-engine-rate-limit',
       allowExitOnIdle: true,
@@ -132,15 +132,14 @@ export class PgRateStore implements RateStore {
   }
 
   /**
-   * One statement on a pooled connection, as the engine's query type; gives up STALL_GRACE_MS
-   * after the server's own timeout would have cancelled it, and a connection that broke or
+   * One statement on a pooled connection, as the engine's query type; a connection that broke or
    * stalled is not reused (an SQL error leaves it usable).
    */
   private async run(name: string, text: string, values: readonly unknown[]): Promise<string | null> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      return await withStallDeadline(client, queryFirstText(client, name, text, values), this.timeoutMs);
+      return await queryFirstText(client, name, text, values);
     } catch (e) {
       if (isConnectionError(e)) broken = e as Error;
       throw e;

@@ -69,7 +69,7 @@ describe('rate store stall guard (metadata database)', function () {
       expect(stalled).to.equal('StatementStalledError');
       expect(waitedMs).to.be.within(1200, 5000);
       proxy.resume();
-      // The stalled connection was destroyed: a new one serves the key (two of the limit's five spent).
+      // The stalled connection was destroyed: a new one serves the key (at most three of the limit's five reserved).
       expect(await leases.take(key, 5)).to.equal(true);
       expect(proxy.openConnections).to.be.at.most(2);
     } finally {
