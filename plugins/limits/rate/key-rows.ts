@@ -1,13 +1,13 @@
 /**
- * The per-key state every key has, leased or not, as rows of one Float64Array: when and how much
- * the key was used (its window-long periods, below) and its free operations (leases.ts header).
+ * A leased key's state (leases.ts), as rows of one Float64Array: when and how much the key was used
+ * (its window-long periods, below), its free operations, and its two oldest batches of tokens.
  *
  * With a limit per user most keys are light: seen a few times a minute, admitted on free
- * operations, never leased. Each of their requests reads and writes this state for a key no other
- * recent request touched, so what it costs is memory traffic, not work: an object per key, with its
- * numbers each boxed in a heap object of its own, was several cache misses per request, and memory
- * the garbage collector walks. A row is two 64-byte cache lines side by side, with nothing to
- * follow; a light key's fields are all in the first.
+ * operations, never leased. What their requests cost is memory traffic, not work, so a light key
+ * has no row: its period block (the first PERIOD_BLOCK fields) lives in its slot of the scope's
+ * index (part-index.ts), one cache line, and the functions below keep the block wherever it is.
+ * When the key is leased its block is copied into a row of its own, which from then on is the
+ * key's state, and its slot points at the row.
  *
  * Periods: a key's period lasts a window and starts at its first operation after the previous one
  * ended; what the key made in the period before is the best guess of its next burst (leases.ts,
@@ -21,7 +21,8 @@
  * the lease, its batch list and the batch), each a cache and TLB miss at a server's pace, where
  * other work runs between two requests: over 10,000 per-user keys at the bench's pace, with the
  * cache evicted between bursts, `takeIn` cost 1.8 µs before and 1.0 µs after (docs/performance.md,
- * "A leased key admitted from its row").
+ * "A leased key admitted from its row"). A row is two 64-byte cache lines side by side, with
+ * nothing to follow; the object per key it replaced boxed each number in a heap object of its own.
  */
 
 /** Fields of a row (each a float64). */
@@ -33,12 +34,13 @@ export const PERIOD_FREE = 2;
 /** Operations admitted in the period before (0 when it ended more than a window ago). */
 export const PREVIOUS_OPS = 3;
 export const LAST_USED = 4;
-/** The limit `FREE_CAP` was computed for (-1: none yet). */
+/** Fields from PERIOD_START to here are the period block, which a light key keeps in its index slot. */
+export const PERIOD_BLOCK = 5;
+/** The limit the lease was tuned for (leases.ts, `Lease.retune`). */
 export const MAX = 5;
 /** Free operations allowed per period (0: none). */
 export const FREE_CAP = 6;
-/** 1 when the key holds a lease object (`KeyRows.leases`). */
-export const LEASED = 7;
+// Field 7 is unused: the fields a leased key's spend reads start a cache line.
 /** Tokens left in the lease's oldest batch, which is spent first (0: none). */
 export const HEAD_LEFT = 8;
 /** When the oldest batch's tokens may no longer be spent (leases.ts, `Batch.expiresAt`). */
@@ -64,18 +66,47 @@ export const NEXT_LEFT = 14;
 /** When the next batch's tokens may no longer be spent (after HEAD_EXPIRES). */
 export const NEXT_EXPIRES = 15;
 
-/** Float64s per row: two 64-byte cache lines, side by side (a light key reads only the first). */
+/** Float64s per row: two 64-byte cache lines, side by side. */
 const ROW = 16;
+
+/** Starts a new period of the key whose period block is at `at` of `d`, when the current one has lasted a window. */
+export function rollPeriod(d: Float64Array, at: number, now: number, windowMs: number): void {
+  const since = now - d[at + PERIOD_START]!;
+  if (since >= windowMs) {
+    d[at + PREVIOUS_OPS] = since < 2 * windowMs ? d[at + PERIOD_OPS]! : 0;
+    d[at + PERIOD_START] = now;
+    d[at + PERIOD_OPS] = 0;
+    d[at + PERIOD_FREE] = 0;
+  }
+}
+
+/**
+ * An operation admitted with no reservation (and counted) for the key whose period block is at `at`
+ * of `d`, if it has had fewer than `cap` free operations this period; answers whether the
+ * allowance is now used up, undefined when none was left (or `cap` is 0: no period is rolled).
+ */
+export function takeFreeIn(d: Float64Array, at: number, cap: number, now: number, windowMs: number): boolean | undefined {
+  if (cap === 0) return undefined;
+  rollPeriod(d, at, now, windowMs);
+  const free = d[at + PERIOD_FREE]!;
+  if (free >= cap) return undefined;
+  d[at + PERIOD_FREE] = free + 1;
+  d[at + PERIOD_OPS]++;
+  return free + 1 === cap;
+}
 
 export class KeyRows<L> {
   data = new Float64Array(ROW * 256);
-  /** The lease of each row whose LEASED is 1, by row number. */
+  /** The lease of each row, by row number. */
   readonly leases: Array<L | undefined> = [];
   private readonly free: number[] = [];
   private used = 0;
 
-  /** A new row: a key never seen, with no period yet. Returns the row's offset in `data`. */
-  alloc(): number {
+  /**
+   * A new row for a key being leased, its period block copied from `block` at `from` (the key's
+   * index slot). Returns the row's offset in `data`; `setLease` gives it its lease.
+   */
+  alloc(block: Float64Array, from: number): number {
     let row = this.free.pop();
     if (row === undefined) {
       row = this.used++;
@@ -89,7 +120,7 @@ export class KeyRows<L> {
     const at = row * ROW;
     const d = this.data;
     d.fill(0, at, at + ROW);
-    d[at + PERIOD_START] = Number.NEGATIVE_INFINITY;
+    d.set(block.subarray(from, from + PERIOD_BLOCK), at);
     d[at + MAX] = -1;
     d[at + HEAD_EXPIRES] = Number.NEGATIVE_INFINITY;
     d[at + NEXT_EXPIRES] = Number.NEGATIVE_INFINITY;
@@ -108,29 +139,16 @@ export class KeyRows<L> {
 
   setLease(at: number, lease: L): void {
     this.leases[at / ROW] = lease;
-    this.data[at + LEASED] = 1;
   }
 
-  /** Keys with a row. */
+  /** Keys with a row (leased keys). */
   get size(): number {
     return this.used - this.free.length;
   }
 
-  /** Starts a new period when the current one has lasted a window. */
-  roll(at: number, now: number, windowMs: number): void {
-    const d = this.data;
-    const since = now - d[at + PERIOD_START]!;
-    if (since >= windowMs) {
-      d[at + PREVIOUS_OPS] = since < 2 * windowMs ? d[at + PERIOD_OPS]! : 0;
-      d[at + PERIOD_START] = now;
-      d[at + PERIOD_OPS] = 0;
-      d[at + PERIOD_FREE] = 0;
-    }
-  }
-
   /** Counts an admitted operation in its period. */
   count(at: number, now: number, windowMs: number): void {
-    this.roll(at, now, windowMs);
+    rollPeriod(this.data, at, now, windowMs);
     this.data[at + PERIOD_OPS]++;
   }
 
@@ -162,7 +180,7 @@ export class KeyRows<L> {
     } else {
       // As `takeFree` (which the lease's path would call): no period rolled without a free cap.
       if (d[at + HELD] !== 0 || now < d[at + DENIED_UNTIL]! || d[at + FREE_CAP] === 0) return false;
-      this.roll(at, now, windowMs);
+      rollPeriod(d, at, now, windowMs);
       if (d[at + PERIOD_FREE]! + 1 >= d[at + FREE_CAP]!) return false;
       d[at + PERIOD_FREE]++;
     }
@@ -172,19 +190,8 @@ export class KeyRows<L> {
     return true;
   }
 
-  /**
-   * An operation admitted with no reservation (and counted), if the key has had fewer than its
-   * free cap this period; answers whether the allowance is now used up, undefined when none was left.
-   */
+  /** `takeFreeIn` for the leased key at `at`, under its own free cap. */
   takeFree(at: number, now: number, windowMs: number): boolean | undefined {
-    const d = this.data;
-    const cap = d[at + FREE_CAP]!;
-    if (cap === 0) return undefined;
-    this.roll(at, now, windowMs);
-    const free = d[at + PERIOD_FREE]!;
-    if (free >= cap) return undefined;
-    d[at + PERIOD_FREE] = free + 1;
-    d[at + PERIOD_OPS]++;
-    return free + 1 === cap;
+    return takeFreeIn(this.data, at, this.data[at + FREE_CAP]!, now, windowMs);
   }
 }

@@ -16,8 +16,8 @@
  *   are seen a few times a minute: a store write for each of them, every window, would be most of
  *   what the limit costs. A key's periods are window-long and start at its first operation after
  *   the last one ended, so a window-long span meets at most two of them: at most twice the
- *   allowance, a quarter of the cap, goes uncounted in any span. Two counters in the key's row
- *   say it (key-rows.ts: a row per key, no object; a light key has nothing else). A key
+ *   allowance, a quarter of the cap, goes uncounted in any span. Two counters in the key's index
+ *   slot say it (part-index.ts: one cache line per key, no object; a light key has nothing else). A key
  *   that uses its whole allowance gets a lease object, reserved at once in the background, so its
  *   next operations spend tokens.
  * - *Debt.* A leased key (cap ≥ 2) that holds no token and no free operation left, with no
@@ -48,8 +48,8 @@
  * batch at once, and hurries a background one its key is queued in.
  */
 import type { CounterKey, KeyPart } from './counter-key.js';
-import { DENIED_UNTIL, FREE_CAP, HEAD_EXPIRES, HEAD_LEFT, HELD, KeyRows, LAST_USED, LEASED, MAX, NEXT_EXPIRES, NEXT_LEFT, PREVIOUS_OPS, SPEND_ABOVE, SPENT } from './key-rows.js';
-import { PartIndex } from './part-index.js';
+import { DENIED_UNTIL, FREE_CAP, HEAD_EXPIRES, HEAD_LEFT, HELD, KeyRows, LAST_USED, MAX, NEXT_EXPIRES, NEXT_LEFT, PREVIOUS_OPS, SPEND_ABOVE, SPENT, takeFreeIn } from './key-rows.js';
+import { PartIndex, rowOf, setRow } from './part-index.js';
 import type { Grant, RateStore, Reservation } from './store.js';
 
 /** One instance holds at most 1/LEASE_DIVISOR of a limit unspent. */
@@ -262,11 +262,26 @@ class Lease {
   }
 }
 
-/** The keys of one scope (a role's limit: counter-key.ts), by their part, each its row in the table. */
+/**
+ * The keys of one scope (a role's limit: counter-key.ts), by their part: a light key's state is its
+ * index slot, a leased key's slot points at its row in the table.
+ */
 export class LeaseScope {
-  readonly rows = new PartIndex();
+  readonly keys = new PartIndex();
+  /** The limit `freeCap` was worked out for. */
+  private max = -1;
+  private freeCap = 0;
 
   constructor(readonly key: Pick<CounterKey, 'text'>) {}
+
+  /** A light key's free operations per period under a limit of `max` (none when `freeOps` is off). */
+  freeCapFor(max: number, freeOps: boolean): number {
+    if (max !== this.max) {
+      this.max = max;
+      this.freeCap = freeOps ? freeAllowance(leaseCap(max)) : 0;
+    }
+    return this.freeCap;
+  }
 }
 
 /** The scope of `take(key)`: the part is the store key itself. */
@@ -339,29 +354,24 @@ export class RateLeases {
   /** `take` for the key of `part` in `scope` (its store key is built only if it goes to the store). */
   takeIn(scope: LeaseScope, part: KeyPart, max: number): boolean | Promise<boolean> {
     const now = this.clock();
-    const rows = this.rows;
-    let at = scope.rows.get(part);
-    if (at === undefined) {
-      at = rows.alloc();
-      scope.rows.set(part, at);
-    }
-    const d = rows.data;
-    if (d[at + LEASED] !== 0) {
+    const index = scope.keys;
+    const slot = index.slotOf(part);
+    const slots = index.slots;
+    const at = rowOf(slots, slot);
+    if (at >= 0) {
       // Most requests of a leased key: a token of its oldest batch, or a free operation, from the row.
-      if (rows.admitLeased(at, now, max, this.windowMs)) return true;
-      return this.takeLeased(rows.leaseAt(at)!, now, max);
+      if (this.rows.admitLeased(at, now, max, this.windowMs)) return true;
+      return this.takeLeased(this.rows.leaseAt(at)!, now, max);
     }
-    // A light key: its row is all it has (key-rows.ts), while its free operations last.
-    if (d[at + MAX] !== max) {
-      d[at + MAX] = max;
-      d[at + FREE_CAP] = this.freeOps ? freeAllowance(leaseCap(max)) : 0;
-    }
-    d[at + LAST_USED] = now;
-    const usedUp = rows.takeFree(at, now, this.windowMs);
+    // A light key: its slot is all it has (part-index.ts), while its free operations last.
+    slots[slot + LAST_USED] = now;
+    const usedUp = takeFreeIn(slots, slot, scope.freeCapFor(max, this.freeOps), now, this.windowMs);
     if (usedUp === false) return true;
-    const lease = new Lease(scope.key.text(part), rows, at, now);
+    const row = this.rows.alloc(slots, slot);
+    setRow(slots, slot, row);
+    const lease = new Lease(scope.key.text(part), this.rows, row, now);
     lease.retune(max, now, this.freeOps);
-    rows.setLease(at, lease);
+    this.rows.setLease(row, lease);
     if (usedUp === undefined) return this.takeLeased(lease, now, max);
     // A key that used its whole allowance is not light: its lease is reserved now, ahead of need.
     this.prefetch(lease, now);
@@ -404,12 +414,16 @@ export class RateLeases {
 
   /** Keys the instance keeps state for (idle ones are forgotten after a window; for tests). */
   get tracked(): number {
-    return this.rows.size;
+    let n = this.raw.keys.size;
+    for (const scope of this.scopes.values()) n += scope.keys.size;
+    return n;
   }
 
   private leaseOf(key: string): Lease | undefined {
-    const at = this.raw.rows.get(key);
-    return at === undefined ? undefined : this.rows.leaseAt(at);
+    const index = this.raw.keys;
+    const slot = index.find(key);
+    const at = slot < 0 ? -1 : rowOf(index.slots, slot);
+    return at < 0 ? undefined : this.rows.leaseAt(at);
   }
 
   /** Sends what is still queued (debts already admitted are counted in the store), then closes the store. */
@@ -636,10 +650,12 @@ export class RateLeases {
     const now = this.clock();
     const rows = this.rows;
     for (const scope of [this.raw, ...this.scopes.values()]) {
-      scope.rows.retain((at) => {
+      scope.keys.retain((slots, slot) => {
+        const at = rowOf(slots, slot);
+        if (at < 0) return now - slots[slot + LAST_USED]! <= this.windowMs;
         if (now - rows.data[at + LAST_USED]! <= this.windowMs) return true;
-        const lease = rows.leaseAt(at);
-        if (lease !== undefined && (lease.pending !== undefined || lease.waiting > 0 || lease.tokens(now) > 0 || now < lease.deniedUntil)) return true;
+        const lease = rows.leaseAt(at)!;
+        if (lease.pending !== undefined || lease.waiting > 0 || lease.tokens(now) > 0 || now < lease.deniedUntil) return true;
         rows.release(at);
         return false;
       });

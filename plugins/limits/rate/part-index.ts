@@ -1,29 +1,38 @@
 /**
- * A scope's keys (counter-key.ts: the user id, the IP), each to its row in the key table
- * (key-rows.ts), found by a 64-bit fingerprint of the key in an open-addressed table.
+ * A scope's keys (counter-key.ts: the user id, the IP), found by a 64-bit fingerprint of the key
+ * in an open-addressed table whose slots also hold a light key's whole state: its periods and free
+ * operations (key-rows.ts, the period block). A key gets a row in the key table (key-rows.ts) only
+ * when it is leased, and its slot then points at that row.
  *
- * With a limit per user, nearly every request looks up a key no recent request touched. A `Map`
- * of strings then costs three cache misses before the row's own (its bucket, the entry, the stored
- * key string it compares against): measured in place, 1.1-1.2 µs of a request's ~67 µs, the
- * largest single part of the limit's cost (docs/performance.md, "Measured in place instead of by
- * difference"). Here a slot holds the fingerprint and the row together, 16 bytes, so a lookup is
- * one miss and no stored string is read.
+ * With a limit per user, nearly every request looks up a key no recent request touched, and most
+ * such keys are light (seen a few times a minute, never leased). What such a request costs is
+ * memory traffic: a `Map` of strings was three cache misses before the row's own (its bucket, the
+ * entry, the stored key string it compares against), and a slot of fingerprint and row offset
+ * that led on to the row was still two lines on two pages, each a TLB miss at a server's pace on
+ * a virtual machine, where a page walk is itself a walk of two page tables. Here a light key's
+ * request reads and writes one 64-byte slot (docs/performance.md, "A light key in its slot").
  *
- * The price is that two keys of one scope with the same fingerprint share a row, and so their
+ * The price is that two keys of one scope with the same fingerprint share a slot, and so their
  * free operations and lease. The fingerprint is two independent 32-bit hashes seeded per
- * process: over a million distinct keys in a scope, a shared row happens with a chance of about
+ * process: over a million distinct keys in a scope, a shared slot happens with a chance of about
  * 3 in 100 million (the birthday bound, n² / 2⁶⁵), and then costs two users part of one limit,
  * within the tolerance rate limits already have across instances. Nobody can aim for it either: a
  * key's part is an IP or a session variable, and a client that could choose its session
  * variables could already choose a fresh one per request.
  */
 import type { KeyPart } from './counter-key.js';
+import { PERIOD_BLOCK, PERIOD_START } from './key-rows.js';
 
-/** Int32s per slot: fingerprint low, fingerprint high, row offset + 1 (0: the slot is empty), padding. */
-const SLOT = 4;
-const FP_LO = 0;
-const FP_HI = 1;
-const ROW = 2;
+/**
+ * Float64s per slot, one cache line: the period block (key-rows.ts, at the same offsets as in a
+ * row, so that the same code keeps both), then the fingerprint as two int32s, then ROW.
+ */
+export const SLOT = 8;
+const FP_LO = PERIOD_BLOCK;
+const FP_HI = PERIOD_BLOCK + 1;
+/** The key's row offset + 1 when it is leased; LIGHT when the slot is all it has; 0 when the slot is empty. */
+export const ROW = PERIOD_BLOCK + 2;
+export const LIGHT = -1;
 const INITIAL_SLOTS = 64;
 
 // Fresh per process, so that which keys share a fingerprint differs between processes and runs.
@@ -75,7 +84,8 @@ function fingerprint(part: KeyPart): void {
 }
 
 export class PartIndex {
-  private slots = new Int32Array(INITIAL_SLOTS * SLOT);
+  /** The slots, SLOT float64s each; replaced when the table grows or is swept (read it after `slotOf`). */
+  slots = new Float64Array(INITIAL_SLOTS * SLOT);
   private mask = INITIAL_SLOTS - 1;
   private count = 0;
 
@@ -83,35 +93,51 @@ export class PartIndex {
     return this.count;
   }
 
-  /** The row offset of `part`, if it has one. */
-  get(part: KeyPart): number | undefined {
+  /** The offset in `slots` of `part`'s slot; a key never seen gets one, light, with no period yet. */
+  slotOf(part: KeyPart): number {
+    fingerprint(part);
+    let s = this.slots;
+    for (let i = fpLo & this.mask; ; i = (i + 1) & this.mask) {
+      const at = i * SLOT;
+      const row = s[at + ROW]!;
+      if (row === 0) break;
+      if (s[at + FP_LO] === fpLo && s[at + FP_HI] === fpHi) return at;
+    }
+    if ((this.count + 1) * 2 > this.mask + 1) {
+      this.rebuild(s, (this.mask + 1) * 2);
+      s = this.slots;
+    }
+    const at = this.free(fpLo);
+    s[at + PERIOD_START] = Number.NEGATIVE_INFINITY;
+    s[at + FP_LO] = fpLo;
+    s[at + FP_HI] = fpHi;
+    s[at + ROW] = LIGHT;
+    this.count++;
+    return at;
+  }
+
+  /** The offset of `part`'s slot, or -1 when it has none (nothing is added). */
+  find(part: KeyPart): number {
     fingerprint(part);
     const s = this.slots;
     for (let i = fpLo & this.mask; ; i = (i + 1) & this.mask) {
       const at = i * SLOT;
-      const row = s[at + ROW]!;
-      if (row === 0) return undefined;
-      if (s[at + FP_LO] === fpLo && s[at + FP_HI] === fpHi) return row - 1;
+      if (s[at + ROW] === 0) return -1;
+      if (s[at + FP_LO] === fpLo && s[at + FP_HI] === fpHi) return at;
     }
   }
 
-  /** Gives `part`, which has no row yet (`get` answered undefined), the row at offset `row`. */
-  set(part: KeyPart, row: number): void {
-    if ((this.count + 1) * 2 > this.mask + 1) this.rebuild(this.slots, (this.mask + 1) * 2);
-    fingerprint(part);
-    this.put(fpLo, fpHi, row + 1);
-    this.count++;
-  }
-
-  /** Keeps the keys whose row `keep` approves, forgets the others (the table is rebuilt: sweeps are rare). */
-  retain(keep: (row: number) => boolean): void {
+  /**
+   * Keeps the keys whose slot `keep` approves (given the slots and the slot's offset), forgets the
+   * others; the table is rebuilt, so slot offsets change (sweeps are rare).
+   */
+  retain(keep: (slots: Float64Array, at: number) => boolean): void {
     const old = this.slots;
     let kept = 0;
     for (let at = 0; at < old.length; at += SLOT) {
-      const row = old[at + ROW]!;
-      if (row === 0) continue;
-      if (keep(row - 1)) kept++;
-      else old[at + ROW] = -1;
+      if (old[at + ROW] === 0) continue;
+      if (keep(old, at)) kept++;
+      else old[at + ROW] = 0;
     }
     if (kept === this.count) return;
     let size = INITIAL_SLOTS;
@@ -120,23 +146,33 @@ export class PartIndex {
     this.count = kept;
   }
 
-  /** Puts every slot of `old` with a row (> 0) into a new table of `size` slots. */
-  private rebuild(old: Int32Array, size: number): void {
-    this.slots = new Int32Array(size * SLOT);
+  /** Moves every slot of `old` in use into a new table of `size` slots. */
+  private rebuild(old: Float64Array, size: number): void {
+    this.slots = new Float64Array(size * SLOT);
     this.mask = size - 1;
     for (let at = 0; at < old.length; at += SLOT) {
-      const row = old[at + ROW]!;
-      if (row > 0) this.put(old[at + FP_LO]!, old[at + FP_HI]!, row);
+      if (old[at + ROW] === 0) continue;
+      const to = this.free(old[at + FP_LO]!);
+      this.slots.set(old.subarray(at, at + SLOT), to);
     }
   }
 
-  private put(lo: number, hi: number, row: number): void {
+  /** The first empty slot on the probe path of a fingerprint whose low half is `lo`. */
+  private free(lo: number): number {
     const s = this.slots;
     let i = lo & this.mask;
     while (s[i * SLOT + ROW] !== 0) i = (i + 1) & this.mask;
-    const at = i * SLOT;
-    s[at + FP_LO] = lo;
-    s[at + FP_HI] = hi;
-    s[at + ROW] = row;
+    return i * SLOT;
   }
+}
+
+/** The lease row of the key in slot `at` (offset in the key table), or -1 when the key is light. */
+export function rowOf(slots: Float64Array, at: number): number {
+  const row = slots[at + ROW]!;
+  return row > 0 ? row - 1 : -1;
+}
+
+/** The key in slot `at` is now leased, with its row at offset `row` of the key table. */
+export function setRow(slots: Float64Array, at: number, row: number): void {
+  slots[at + ROW] = row + 1;
 }
