@@ -419,6 +419,11 @@ export class RateLeases {
     return n;
   }
 
+  /** Keys holding a lease and its row (light keys have none; for tests). */
+  get leased(): number {
+    return this.rows.size;
+  }
+
   private leaseOf(key: string): Lease | undefined {
     const index = this.raw.keys;
     const slot = index.find(key);

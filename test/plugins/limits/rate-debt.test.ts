@@ -266,9 +266,11 @@ describe('rate-limit admission on debt', function () {
         try {
           await waitUntil(() => keys.every((k) => a.debt(k) === 0));
           expect(a.tracked).to.equal(keys.length);
+          expect(a.leased).to.equal(keys.length);
           expect(await stored()).to.equal(keys.length);
-          // The sweep runs once a window and drops what was idle for a whole window.
+          // The sweep runs once a window and drops what was idle for a whole window, rows and all.
           await waitUntil(() => a.tracked === 0, 10 * windowMs);
+          expect(a.leased).to.equal(0);
           let left = await stored();
           for (let i = 0; i < 20 && left !== 0; i++) {
             await sleep(windowMs / 2);

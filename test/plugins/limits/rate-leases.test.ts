@@ -219,7 +219,9 @@ describe('rate-limit token leases', function () {
         for (let i = 0; i < freeAllowance(leaseCap(max)); i++) expect(a.takeIn(scope, part('alice "a"'), max)).to.equal(true);
         expect(a.takeIn(scope, part('bob'), max)).to.equal(true);
         expect(a.tracked).to.equal(2);
-        // Alice used her allowance up: her lease is reserved under the full key text; Bob is still light.
+        // Alice used her allowance up: her lease is reserved under the full key text; Bob is still
+        // light, with no row of his own.
+        expect(a.leased).to.equal(1);
         await waitUntil(() => store.calls === 1);
         expect(reserved).to.deep.equal([`svc:lease:${JSON.stringify([role, 'alice "a"'])}`]);
       });
