@@ -5,7 +5,7 @@
  * With a limit per user most keys are light: seen a few times a minute, admitted on free
  * operations, never leased. What their requests cost is memory traffic, not work, so a light key
  * has no row: its period block (the first PERIOD_BLOCK fields) lives in its slot of the scope's
- * index (part-index.ts), one cache line, and the functions below keep the block wherever it is.
+ * index (part-index.ts), 64 bytes on one page, and the functions below keep the block wherever it is.
  * When the key is leased its block is copied into a row of its own, which from then on is the
  * key's state, and its slot points at the row.
  *
@@ -21,8 +21,8 @@
  * the lease, its batch list and the batch), each a cache and TLB miss at a server's pace, where
  * other work runs between two requests: over 10,000 per-user keys at the bench's pace, with the
  * cache evicted between bursts, `takeIn` cost 1.8 µs before and 1.0 µs after (docs/performance.md,
- * "A leased key admitted from its row"). A row is two 64-byte cache lines side by side, with
- * nothing to follow; the object per key it replaced boxed each number in a heap object of its own.
+ * "A leased key admitted from its row"). A row is 128 bytes in one piece, with nothing to follow;
+ * the object per key it replaced boxed each number in a heap object of its own.
  */
 
 /** Fields of a row (each a float64). */
@@ -40,7 +40,7 @@ export const PERIOD_BLOCK = 5;
 export const MAX = 5;
 /** Free operations allowed per period (0: none). */
 export const FREE_CAP = 6;
-// Field 7 is unused: the fields a leased key's spend reads start a cache line.
+// Field 7 is unused: the fields a leased key's spend reads are the row's second 64 bytes.
 /** Tokens left in the lease's oldest batch, which is spent first (0: none). */
 export const HEAD_LEFT = 8;
 /** When the oldest batch's tokens may no longer be spent (leases.ts, `Batch.expiresAt`). */
@@ -66,7 +66,10 @@ export const NEXT_LEFT = 14;
 /** When the next batch's tokens may no longer be spent (after HEAD_EXPIRES). */
 export const NEXT_EXPIRES = 15;
 
-/** Float64s per row: two 64-byte cache lines, side by side. */
+/**
+ * Float64s per row: 128 bytes, two cache lines' worth (a third when the buffer's start is not
+ * 64-byte aligned, which nothing promises; it rarely crosses a page).
+ */
 const ROW = 16;
 
 /** Starts a new period of the key whose period block is at `at` of `d`, when the current one has lasted a window. */

@@ -17,7 +17,7 @@
  *   what the limit costs. A key's periods are window-long and start at its first operation after
  *   the last one ended, so a window-long span meets at most two of them: at most twice the
  *   allowance, a quarter of the cap, goes uncounted in any span. Two counters in the key's index
- *   slot say it (part-index.ts: one cache line per key, no object; a light key has nothing else). A key
+ *   slot say it (part-index.ts: 64 bytes per key, no object; a light key has nothing else). A key
  *   that uses its whole allowance gets a lease object, reserved at once in the background, so its
  *   next operations spend tokens.
  * - *Debt.* A leased key (cap ≥ 2) that holds no token and no free operation left, with no

@@ -8,7 +8,7 @@
  * such keys are light (seen a few times a minute, never leased). What such a request costs is
  * memory traffic: a `Map` of strings was three cache misses before the row's own (its bucket, the
  * entry, the stored key string it compares against), and a slot of fingerprint and row offset
- * that led on to the row was still two lines on two pages, each a TLB miss at a server's pace on
+ * that led on to the row was still two places on two pages, each a TLB miss at a server's pace on
  * a virtual machine, where a page walk is itself a walk of two page tables. Here a light key's
  * request reads and writes one 64-byte slot (docs/performance.md, "A light key in its slot").
  *
@@ -24,8 +24,10 @@ import type { KeyPart } from './counter-key.js';
 import { PERIOD_BLOCK, PERIOD_START } from './key-rows.js';
 
 /**
- * Float64s per slot, one cache line: the period block (key-rows.ts, at the same offsets as in a
- * row, so that the same code keeps both), then the fingerprint as two int32s, then ROW.
+ * Float64s per slot, 64 bytes (one cache line, or two when the buffer's start is not 64-byte
+ * aligned, which nothing promises; on one page but for one slot in 64): the period block
+ * (key-rows.ts, at the same offsets as in a row, so that the same code keeps both), then the
+ * fingerprint as two int32s, then ROW.
  */
 export const SLOT = 8;
 const FP_LO = PERIOD_BLOCK;
