@@ -73,7 +73,7 @@ export const NEXT_EXPIRES = 15;
 const ROW = 16;
 
 /** Starts a new period of the key whose period block is at `at` of `d`, when the current one has lasted a window. */
-export function rollPeriod(d: Float64Array, at: number, now: number, windowMs: number): void {
+function rollPeriod(d: Float64Array, at: number, now: number, windowMs: number): void {
   const since = now - d[at + PERIOD_START]!;
   if (since >= windowMs) {
     d[at + PREVIOUS_OPS] = since < 2 * windowMs ? d[at + PERIOD_OPS]! : 0;

@@ -29,12 +29,12 @@ import { PERIOD_BLOCK, PERIOD_START } from './key-rows.js';
  * (key-rows.ts, at the same offsets as in a row, so that the same code keeps both), then the
  * fingerprint as two int32s, then ROW.
  */
-export const SLOT = 8;
+const SLOT = 8;
 const FP_LO = PERIOD_BLOCK;
 const FP_HI = PERIOD_BLOCK + 1;
 /** The key's row offset + 1 when it is leased; LIGHT when the slot is all it has; 0 when the slot is empty. */
-export const ROW = PERIOD_BLOCK + 2;
-export const LIGHT = -1;
+const ROW = PERIOD_BLOCK + 2;
+const LIGHT = -1;
 const INITIAL_SLOTS = 64;
 
 // Fresh per process, so that which keys share a fingerprint differs between processes and runs.
